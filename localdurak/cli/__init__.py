@@ -1,0 +1,1 @@
+"""The command line and the prompt_toolkit terminal client."""

@@ -1,0 +1,1 @@
+"""asyncio networking: TLS transport, mDNS discovery, host and client sessions."""

@@ -1,0 +1,1 @@
+"""Sans-I/O protocols: codec, card privacy (mental poker), records and the audit."""
