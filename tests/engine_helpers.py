@@ -93,3 +93,42 @@ def random_deck(rules: Rules, rng: random.Random) -> list[Card]:
     deck = list(deck_cards(rules.deck))
     rng.shuffle(deck)
     return deck
+
+
+def position(
+    hands: Sequence[str],
+    attacker: int,
+    trump: str = "C",
+    stock: str = "",
+    *,
+    defended: bool = True,
+    out: Sequence[int] = (),
+    **options: Any,
+) -> Game:
+    """A mid-game position: these hands, this stock (top first, the last card the turned trump
+    card), every other card of the deck in the discard pile, a bout about to open by
+    ``attacker``.  For endgame rules that a deal cannot reach in a few moves."""
+    from localdurak.game.cards import Suit, mask_of
+
+    rules = Rules(**options)
+    n = len(hands)
+    game = Game(rules, n, n - 1, Suit.parse(trump))
+    game._hands = [mask_of(parse_cards(h.split())) for h in hands]
+    game._stock = list(parse_cards(stock.split()))
+    game.stock_count = len(game._stock)
+    game._turned = game._stock[-1] if game._stock else None
+    used = 0
+    for h in game._hands:
+        assert not used & h
+        used |= h
+    used |= mask_of(game._stock)
+    game._discard_mask = mask_of(deck_cards(rules.deck)) & ~used
+    game.discard_count = game._discard_mask.bit_count()
+    game._defended = defended
+    game._bout_no = 1
+    for s in out:
+        assert not game._hands[s]
+        game._out.append(s)
+        game._out_mask |= 1 << s
+    game._start_bout(attacker)
+    return game
