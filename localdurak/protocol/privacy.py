@@ -621,6 +621,11 @@ class Player:
     def next_event(self) -> Event | None:
         return self._events.popleft() if self._events else None
 
+    def cards(self) -> list[Card]:
+        """Every card in our hand: dealt and drawn (decoded or face-up) and taken."""
+        taken = [c for c, s in self.t.taken.items() if s == self.seat]
+        return [*self.hand.values(), *taken]
+
     def expect_refill(self, seats: Sequence[int], taker: int | None = None) -> None:
         """The bout is over: our own engine's refill schedule (``Game.refill_schedule()``)
         and who took the table (None: beaten off).  A Refill from the host that differs is

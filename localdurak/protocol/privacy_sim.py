@@ -40,6 +40,7 @@ class MemoryTable:
         *,
         defer_verification: bool = False,
         tap: Tap | None = None,
+        tamper: Callable[[int, Message], Message] | None = None,
     ) -> None:
         self.setup = setup
         self.host = Host(setup, defer_verification=defer_verification)
@@ -47,12 +48,16 @@ class MemoryTable:
         self.queue: deque[tuple[str, int, bytes]] = deque()
         self.events: list[list[Event]] = [[] for _ in range(setup.seats)]
         self.tap = tap
+        self.tamper = tamper
+        """Tests: rewrite a message a seat sends (a cheating client)."""
         self.bytes_to_host = 0
         self.bytes_to_players = 0
         self.messages = 0
 
     def to_host(self, seat: int, msgs: Sequence[Message]) -> None:
         for m in msgs:
+            if self.tamper is not None:
+                m = self.tamper(seat, m)
             self.queue.append(("to_host", seat, wire(m)))
 
     def to_players(self, outgoing: Sequence[tuple[int, Message]]) -> None:
