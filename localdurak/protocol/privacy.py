@@ -70,6 +70,8 @@ class RemoteProtocolError(ProtocolError):
     def __init__(self, seat: int | None, reason: str) -> None:
         self.seat = seat
         self.reason = reason
+        self.recorded = False
+        """Set by the host once the refusal is in its transcript."""
         who = f"seat {seat}" if seat is not None else "someone (the audit will tell who)"
         super().__init__(f"{who}: {reason}")
 
@@ -860,7 +862,8 @@ class Host:
                 self.verify_pending()
             return out
         except RemoteProtocolError as e:
-            self.refused.append({"seat": e.seat, "reason": e.reason, "message": msg.to_json()})
+            if not e.recorded:
+                self.refused.append({"seat": e.seat, "reason": e.reason, "message": msg.to_json()})
             raise
 
     def _receive(self, msg: Message) -> list[Outgoing]:
@@ -918,9 +921,12 @@ class Host:
                         t.decode_public(chunk)
             except InvalidPoint as e:
                 self.refused.append({"seat": d, "reason": str(e), "message": None})
-                raise RemoteProtocolError(d, str(e)) from None
+                err = RemoteProtocolError(d, str(e))
+                err.recorded = True
+                raise err from None
             except RemoteProtocolError as e:
                 self.refused.append({"seat": e.seat, "reason": e.reason, "message": None})
+                e.recorded = True
                 raise
 
     def transcript(self) -> dict[str, Any]:
