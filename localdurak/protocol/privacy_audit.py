@@ -1,0 +1,168 @@
+"""The audit of a game played under card privacy (card-privacy.md step 7, docs/privacy.md).
+
+``audit(record)`` replays the record's ``"privacy"`` transcript with the same checks the host
+made live (every proof, the schedule), then uses the revealed keys to check what no proof
+could check during the game:
+
+* each seat's shuffle: deck_j must be a permutation of k_j·deck_{j−1} (a substituted or
+  duplicated card names the shuffler);
+* every position decodes to a card of the deck, and the record's ``"deck"`` (if any) is that
+  deck;
+* every "not me" claim of R-F1 (lowest trump) and so every "I hold no trump": the claimed card
+  must not be in that seat's hand;
+* the attempts refused during the game are listed with their seat.
+
+Cost: about 2·N·D scalar multiplications plus the proofs of the log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..game.cards import CARDS, Card
+from .group import GROUP, InvalidPoint, Scalar
+from .privacy import RemoteProtocolError, Transcript
+from .privacy_record import transcript_from_dict
+
+
+class NotARecord(ValueError):
+    """The input is not a game record with a card-privacy transcript."""
+
+
+@dataclass(frozen=True, slots=True)
+class AuditFault:
+    seat: int | None
+    """The seat that broke the protocol (None: the host or the record itself)."""
+    what: str
+
+    def __str__(self) -> str:
+        who = f"seat {self.seat}" if self.seat is not None else "the host/record"
+        return f"{who}: {self.what}"
+
+
+@dataclass(frozen=True, slots=True)
+class AuditReport:
+    faults: tuple[AuditFault, ...] = ()
+    deck: tuple[Card, ...] | None = None
+    """The whole deck in deal order, decoded with the revealed keys (None if it could not be)."""
+    checked: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def clean(self) -> bool:
+        return not self.faults
+
+    @property
+    def guilty(self) -> tuple[int, ...]:
+        return tuple(sorted({f.seat for f in self.faults if f.seat is not None}))
+
+
+def audit(record: Any) -> AuditReport:
+    """Audit a game record (a dict as records.md describes, with a ``"privacy"`` key)."""
+    if not isinstance(record, Mapping) or "privacy" not in record:
+        raise NotARecord("not a game record with a card-privacy transcript ('privacy')")
+    try:
+        setup, log, refused = transcript_from_dict(record["privacy"])
+    except ValueError as e:
+        raise NotARecord(str(e)) from None
+
+    faults: list[AuditFault] = []
+    for r in refused:
+        seat = r.get("seat")
+        faults.append(
+            AuditFault(
+                seat if isinstance(seat, int) else None,
+                f"refused during the game: {r.get('reason')}",
+            )
+        )
+
+    t = Transcript(setup)
+    for i, msg in enumerate(log):
+        try:
+            t.accept(msg)
+        except RemoteProtocolError as e:
+            faults.append(
+                AuditFault(e.seat, f"{e.reason} (message {i} of the log, accepted by the host)")
+            )
+            break
+    # Every strip the log holds, verified (live, players verify only what they need).
+    for batch in t.schedule.batches:
+        for chunk in batch:
+            if chunk.key in t.stages:
+                try:
+                    t.verify_chain(chunk)
+                except RemoteProtocolError as e:
+                    faults.append(AuditFault(e.seat, e.reason))
+
+    keys: list[Scalar] = []
+    for seat, k in enumerate(t.revealed):
+        if k is None:
+            faults.append(AuditFault(seat, "did not reveal its key"))
+        else:
+            keys.append(k)
+    if len(keys) < setup.seats or t.final_deck is None:
+        return AuditReport(tuple(faults), None, {"messages": len(log)})
+
+    # Shuffles: deck_j = π_j(k_j · deck_{j-1}) as sets.
+    prev = t.deck_points
+    for j, deck in enumerate(t.decks):
+        try:
+            layered = {GROUP.mul(keys[j], p) for p in prev}
+        except InvalidPoint:
+            layered = set()  # the previous shuffler's fault, reported for it already
+        if layered and layered != set(deck):
+            faults.append(
+                AuditFault(
+                    j,
+                    "its shuffle is not a permutation of the deck it received under its key: "
+                    "a card was substituted or duplicated",
+                )
+            )
+        prev = deck
+
+    # Decode every position with the product of all keys.
+    total = keys[0]
+    for k in keys[1:]:
+        total = GROUP.scalar_mul(total, k)
+    inv = GROUP.scalar_invert(total)
+    decoded: list[Card | None] = []
+    for p in t.final_deck:
+        try:
+            decoded.append(t.card_of(GROUP.mul(inv, p)))
+        except InvalidPoint:
+            decoded.append(None)
+    deck_ok = all(c is not None for c in decoded) and len(set(decoded)) == len(decoded)
+    if not deck_ok and not any("shuffle" in f.what for f in faults):
+        faults.append(AuditFault(None, "the dealt deck does not decode to the cards of the deck"))
+
+    # R-F1 claims: "not me" for the trump of rank r means the seat was not dealt that card.
+    position_of = {c: p for p, c in enumerate(decoded) if c is not None}
+    if t.trump_suit is not None:
+        for claim in t.claims:
+            card = Card.of(claim.rank, t.trump_suit)
+            where = position_of.get(card)
+            if where is not None and where < setup.dealt and setup.deal_owner(where) == claim.seat:
+                faults.append(
+                    AuditFault(
+                        claim.seat,
+                        f"claimed not to hold {card} (R-F1, lowest trump) but was dealt it: "
+                        "a false 'no trump' claim",
+                    )
+                )
+
+    # The record's own deck, if it has one, must be the deck the protocol dealt.
+    if "deck" in record and deck_ok and list(record["deck"]) != [str(c) for c in decoded]:
+        faults.append(AuditFault(None, "the record's deck is not the deck the protocol dealt"))
+
+    cards = tuple(c for c in decoded if c is not None) if deck_ok else None
+    return AuditReport(tuple(faults), cards, {"messages": len(log), "positions": len(decoded)})
+
+
+def describe(report: AuditReport) -> str:
+    if report.clean:
+        return "clean"
+    return "\n".join(str(f) for f in report.faults)
+
+
+__all__ = ["CARDS", "AuditFault", "AuditReport", "NotARecord", "audit", "describe"]
