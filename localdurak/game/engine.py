@@ -268,6 +268,16 @@ class Game:
         game._start_bout(first_attacker)
         return game
 
+    @staticmethod
+    def series_dealer(previous: GameResult | None, otherwise: int) -> int:
+        """R-D5: in a later game the previous durak deals (with teams, the losing team's
+        lowest seat, as R-F2 reads it); a first game, or one after a draw, is dealt by
+        ``otherwise`` (random, chosen by the host).  reading: after a draw there is no durak
+        to deal, so the dealer is chosen as for a first game."""
+        if previous is None or previous.draw or not previous.durak:
+            return otherwise
+        return min(previous.durak)
+
     def _first_attacker(self, previous: GameResult | None) -> int:
         n = self.seats
         if self._duren:
