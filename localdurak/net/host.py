@@ -1,0 +1,887 @@
+"""The host: a table's authority (issue 4 part 4; docs/protocol.md §4-§7).
+
+A `TableHost` serves TLS (`transport.serve`), admits players (`transport.host_handshake`, the
+PIN gate), keeps the lobby (seats, names, ready, the rules, bots filling seats), starts a game
+when every seat is taken and every player ready, and then runs it:
+
+- every command from every seat (remote players and the in-process bots) goes through one
+  queue, so the table has one order; a `HostGame` accepts or refuses each (the signature and
+  counter, the card-privacy proofs, the rules engine on public information) and the host relays
+  what it accepts, unchanged, to every seat as numbered events; a refusal goes to its sender
+  alone;
+- the host holds no secret: each bot is a `SeatGame` with its own keys, reading only its
+  seat's view (R-T4), like a remote player;
+- every accepted step and action is written at once to the game's journal (JSON Lines,
+  `localdurak.protocol.records`), and every event to the table's event log, so a crash loses
+  nothing: ``localdurak host --resume JOURNAL`` carries the table on (`TableHost.resume`);
+- a player whose connection drops keeps his seat for ``hold`` seconds (`Presence`), then
+  forfeits: he is the durak (card-privacy.md "When a player drops out");
+- in cheating mode an action that would close a bout waits ``challenge_window`` seconds while
+  challenges are taken first (R-S5);
+- a series (R-F2, R-D5): ``games`` games in a row, the score counted per seat.
+
+The table is advertised with mDNS (`discovery.Advertiser`), its TXT record updated when seats
+change; ``advertise=False`` turns that off.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+from localdurak.game.actions import GameResult
+from localdurak.game.bots import Bot, Rng, make_bot
+from localdurak.game.engine import Game
+from localdurak.game.rules import Rules
+from localdurak.net.discovery import Advertiser, TableAd, TableStatus
+from localdurak.net.identity import Identity
+from localdurak.net.replica import EphemeralKey, HostGame, SeatGame, Signed
+from localdurak.net.transport import (
+    DEFAULT_PORT,
+    Channel,
+    ConnectionClosed,
+    PinGate,
+    bound_port,
+    host_handshake,
+    keepalive,
+    serve,
+)
+from localdurak.protocol.codec import (
+    AuthFailed,
+    BadMessage,
+    Forbidden,
+    ProtocolError,
+    Replayed,
+    TableFull,
+    Unavailable,
+    encode_frame,
+)
+from localdurak.protocol.messages import (
+    Ack,
+    AddBot,
+    Auth,
+    Authed,
+    BotLevel,
+    Bye,
+    Error,
+    GameOver,
+    GameStarted,
+    Lobby,
+    Message,
+    Presence,
+    Privacy,
+    PrivacyEvent,
+    Ready,
+    RemoveBot,
+    Resume,
+    SeatInfo,
+    SeatKind,
+    SetRules,
+    Sit,
+    Stand,
+    TableClosed,
+    TableState,
+    message_to_wire,
+)
+from localdurak.protocol.privacy_audit import audit
+from localdurak.protocol.records import (
+    journal_action,
+    journal_append,
+    journal_header,
+    journal_set,
+    read_journal,
+)
+
+log = logging.getLogger(__name__)
+
+HOLD_SECONDS = 120.0
+"""How long a dropped player's seat is held before he forfeits (issue 4 part 5)."""
+CHALLENGE_WINDOW = 2.0
+"""R-S5: seconds an action that closes a bout waits for challenges in cheating mode."""
+REVEAL_TIMEOUT = 10.0
+"""Seconds to wait for every key after a game ends (the audit checks what it gets)."""
+REPLAY_KEEP = 100_000
+"""Events kept in memory for players who come back (`Resume`); older ones go by snapshot."""
+EVENTS_FILE = "events.bin"
+STATE_FILE = "table.json"
+BOTS_FILE = "bots.pickle"
+
+HardErrors = (AuthFailed, BadMessage, Replayed)
+"""Refusals that also close the connection (docs/protocol.md §8)."""
+
+EventSink = Callable[[dict[str, Any]], None]
+
+
+@dataclass
+class HostOptions:
+    name: str
+    seats: int
+    rules: Rules = field(default_factory=Rules)
+    bots: int = 0
+    bot_level: str = "normal"
+    games: int = 1
+    record_dir: Path = field(default_factory=lambda: Path("."))
+    state_dir: Path | None = None
+    """Where the table's event log and bots' keys live (default: a directory in record_dir)."""
+    host: str = "0.0.0.0"
+    port: int = DEFAULT_PORT
+    pin: str | None = None
+    advertise: bool = True
+    hold: float = HOLD_SECONDS
+    challenge_window: float = CHALLENGE_WINDOW
+    bot_delay: float = 0.0
+    """Seconds a bot waits before it acts (0 for headless games)."""
+    seed: int | None = None
+    keepalive: float = 5.0
+
+
+class BotSeat:
+    """An in-process bot: its own signing key and privacy key, its seat's view only."""
+
+    def __init__(self, level: str, rng: random.Random, key: EphemeralKey | None = None) -> None:
+        self.level = level
+        self.key = key if key is not None else EphemeralKey()
+        self.bot: Bot = make_bot(level, cast(Rng, rng))
+        self.game: SeatGame | None = None
+        self.next_id = 1
+
+
+class Peer:
+    """A connected remote player: its channel and an ordered outbox."""
+
+    def __init__(self, channel: Channel, key: bytes, name: str) -> None:
+        self.channel = channel
+        self.key = key
+        self.name = name
+        self.seat: int | None = None
+        self.outbox: asyncio.Queue[Message | None] = asyncio.Queue()
+        self.synced = False
+        """True once the peer gets live events (after its first lobby or its resume)."""
+        self.tasks: list[asyncio.Task[None]] = []
+
+    def push(self, message: Message) -> None:
+        self.outbox.put_nowait(message)
+
+    async def run_sender(self) -> None:
+        while True:
+            m = await self.outbox.get()
+            if m is None:
+                return
+            try:
+                await self.channel.send(m)
+            except (ConnectionClosed, ProtocolError, OSError):
+                return
+            except Exception:  # a LocalProtocolError is our bug: log it, drop the peer
+                log.exception("cannot send %s to %s", m.TYPE, self.name)
+                await self.channel.close()
+                return
+
+
+@dataclass
+class SeatSlot:
+    kind: SeatKind = SeatKind.EMPTY
+    name: str = ""
+    key: bytes | None = None
+    ready: bool = False
+    peer: Peer | None = None
+    bot: BotSeat | None = None
+    away_since: float | None = None
+    forfeit_timer: asyncio.TimerHandle | None = None
+
+    @property
+    def connected(self) -> bool:
+        return self.kind is SeatKind.BOT or (self.peer is not None and not self.peer.channel.closed)
+
+    def info(self) -> SeatInfo:
+        return SeatInfo(
+            kind=self.kind,
+            name=self.name,
+            ready=self.ready or self.kind is SeatKind.BOT,
+            connected=self.connected,
+            key=self.key,
+            level=BotLevel(self.bot.level) if self.bot is not None else None,
+        )
+
+
+class TableHost:
+    """One table: lobby, games, series.  ``await host.run()`` until the games are played."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        options: HostOptions,
+        *,
+        on_event: EventSink | None = None,
+    ) -> None:
+        options.rules.check_seats(options.seats)
+        if not 0 <= options.bots <= options.seats:
+            raise ValueError(f"--bots must be 0..{options.seats}")
+        self.identity = identity
+        self.o = options
+        self.on_event = on_event or (lambda e: None)
+        self.rng = random.Random(options.seed)
+        self.seats = [SeatSlot() for _ in range(options.seats)]
+        self.pin_gate = PinGate(options.pin)
+        self.state = TableState.LOBBY
+        self.seq = 0
+        self.events: list[Message] = []
+        self.first_seq = 1
+        self.inbox: asyncio.Queue[tuple[Any, Message | None]] = asyncio.Queue()
+        self.game: HostGame | None = None
+        self.game_number = 0
+        self.previous: GameResult | None = None
+        self.score = [0] * options.seats
+        self.results: list[dict[str, Any]] = []
+        self.port = options.port
+        self.server: asyncio.Server | None = None
+        self.advertiser: Advertiser | None = None
+        self.done = asyncio.Event()
+        self.journal_path: Path | None = None
+        self._journal: Any = None
+        self._events_file: Any = None
+        self._game_over_at: float | None = None
+        self._reveal_timer: asyncio.TimerHandle | None = None
+        self._bot_wait: asyncio.TimerHandle | None = None
+        self._next_player = 1
+        self._resuming = False
+        self.state_dir = options.state_dir or options.record_dir / ".localdurak-table"
+        for _ in range(options.bots):
+            self._add_bot(options.bot_level)
+
+    # --- running ------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Listen, advertise; returns once the table is reachable."""
+        self.o.record_dir.mkdir(parents=True, exist_ok=True)
+        self.state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.server = await serve(self.identity, self._on_channel, host=self.o.host, port=self.port)
+        self.port = bound_port(self.server)
+        self._write_state()
+        if self._events_file is None:
+            self._events_file = open(self.state_dir / EVENTS_FILE, "ab")  # noqa: SIM115
+        self.on_event(
+            {
+                "event": "listening",
+                "port": self.port,
+                "fingerprint": self.identity.fingerprint,
+                "name": self.o.name,
+            }
+        )
+        for s, slot in enumerate(self.seats):
+            if slot.kind is SeatKind.BOT:
+                self.on_event({"event": "seated", "seat": s, "name": slot.name, "bot": True})
+        self.advertiser = Advertiser(self._ad(), enabled=self.o.advertise)
+        await self.advertiser.start()
+        if self.advertiser.problem and self.o.advertise:
+            self.on_event({"event": "advertising", "problem": self.advertiser.problem})
+        if not self._resuming:
+            self._broadcast_lobby()
+        self._maybe_start()
+
+    async def run(self) -> None:
+        """Serve until every game of the series is played (or `close`)."""
+        if self.server is None:
+            await self.start()
+        loop_task = asyncio.create_task(self._loop())
+        try:
+            await self.done.wait()
+        finally:
+            loop_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await loop_task
+            await self.close()
+
+    async def close(self, reason: str = "the host closed the table") -> None:
+        if self.state is not TableState.CLOSED:
+            self.state = TableState.CLOSED
+            self._emit(TableClosed(seq=self._next_seq(), reason=reason))
+        peers = [s.peer for s in self.seats if s.peer is not None]
+        for p in peers:
+            p.outbox.put_nowait(None)
+        for p in peers:
+            for t in p.tasks:
+                if t.get_name() == "sender":
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(t, 2)
+        for p in peers:
+            await p.channel.close()
+        if self.advertiser is not None:
+            await self.advertiser.close()
+            self.advertiser = None
+        if self.server is not None:
+            self.server.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.server.wait_closed(), 2)
+            self.server = None
+        for f in (self._journal, self._events_file):
+            if f is not None:
+                f.close()
+        self._journal = self._events_file = None
+        self.done.set()
+
+    def _ad(self) -> TableAd:
+        return TableAd(
+            name=self.o.name,
+            fingerprint=self.identity.fingerprint,
+            port=self.port,
+            seats_taken=sum(1 for s in self.seats if s.kind is not SeatKind.EMPTY),
+            seats_total=len(self.seats),
+            state=TableStatus.PLAYING if self.state is TableState.PLAYING else TableStatus.LOBBY,
+            rules=self.o.rules.summary(),
+        )
+
+    def _readvertise(self) -> None:
+        if self.advertiser is not None and self.advertiser.active:
+            ad = self._ad()
+            asyncio.get_running_loop().create_task(
+                self.advertiser.update(seats_taken=ad.seats_taken, state=ad.state)
+            )
+
+    # --- connections ----------------------------------------------------------------------------
+
+    def _known_key(self, key: bytes) -> bool:
+        return any(s.key == key and s.kind is SeatKind.HUMAN for s in self.seats)
+
+    async def _on_channel(self, channel: Channel) -> None:
+        peer_box: list[Peer] = []
+
+        async def admit(ch: Channel, auth: Auth) -> Authed:
+            seat = self._admit(auth)
+            peer = Peer(ch, auth.key, auth.name)
+            peer.seat = seat
+            peer_box.append(peer)
+            return Authed(player=self._new_player_id(), seat=seat, seq=self.seq)
+
+        await host_handshake(
+            channel,
+            self.identity,
+            table=self.o.name,
+            admit=admit,
+            pin_gate=self.pin_gate,
+            known_key=self._known_key,
+            state=self.state if self.state is not TableState.CLOSED else TableState.PLAYING,
+        )
+        (peer,) = peer_box
+        assert peer.seat is not None
+        sender = asyncio.create_task(peer.run_sender(), name="sender")
+        alive = asyncio.create_task(keepalive(channel, interval=self.o.keepalive), name="alive")
+        peer.tasks = [sender, alive]
+        await self.inbox.put((peer, _Joined()))
+        try:
+            while True:
+                message = await channel.recv()
+                await self.inbox.put((peer, message))
+        except (ConnectionClosed, ProtocolError, TimeoutError) as e:
+            log.info("seat %s (%s) left: %s", peer.seat, peer.name, e)
+        finally:
+            await self.inbox.put((peer, None))
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(sender, 2)
+            alive.cancel()
+
+    def _new_player_id(self) -> int:
+        self._next_player += 1
+        return self._next_player % 0xFFFF
+
+    def _admit(self, auth: Auth) -> int:
+        """The seat this key takes: its own (a reconnect), or a free one in the lobby."""
+        for s, slot in enumerate(self.seats):
+            if slot.key == auth.key and slot.kind is SeatKind.HUMAN:
+                if slot.peer is not None and not slot.peer.channel.closed:
+                    # The same device again while its old connection lingers: the new one wins.
+                    old = slot.peer
+                    slot.peer = None
+                    asyncio.get_running_loop().create_task(
+                        old.channel.close(reason="you connected again")
+                    )
+                return s
+        if self.state is not TableState.LOBBY:
+            raise TableFull("the game has started and no seat is held for you")
+        if any(s.key == auth.key for s in self.seats):
+            raise TableFull("this key already plays at the table")
+        for s, slot in enumerate(self.seats):
+            if slot.kind is SeatKind.EMPTY:
+                slot.kind, slot.name, slot.key, slot.ready = (
+                    SeatKind.HUMAN,
+                    auth.name,
+                    auth.key,
+                    False,
+                )
+                return s
+        raise TableFull("every seat at this table is taken")
+
+    # --- the loop ---------------------------------------------------------------------------
+
+    async def _loop(self) -> None:
+        while True:
+            source, message = await self.inbox.get()
+            try:
+                if isinstance(source, Peer):
+                    await self._from_peer(source, message)
+                elif isinstance(source, int) and isinstance(message, Privacy):
+                    self._from_bot(source, message)
+                elif callable(source):
+                    source()
+            except Exception:
+                log.exception("the host failed on %r", message)
+            if self.inbox.empty() and self.state is TableState.PLAYING:
+                self._bots_think()
+
+    async def _from_peer(self, peer: Peer, message: Message | None) -> None:
+        seat = peer.seat
+        assert seat is not None
+        slot = self.seats[seat]
+        if isinstance(message, _Joined):
+            if slot.peer is not None and slot.peer is not peer:
+                slot.peer.outbox.put_nowait(None)
+            slot.peer = peer
+            if slot.away_since is not None:
+                self._back(seat)
+            else:
+                self.on_event({"event": "seated", "seat": seat, "name": slot.name})
+                peer.synced = True
+                self._broadcast_lobby()
+                self._readvertise()
+            return
+        if message is None:
+            if slot.peer is peer:
+                self._dropped(seat)
+            return
+        if slot.peer is not peer:
+            return  # a connection that was replaced
+        if isinstance(message, Bye):
+            await peer.channel.close()
+            return
+        if isinstance(message, Error):
+            log.info("seat %d reports: %s", seat, message.message)
+            return
+        command_id: int | None = getattr(message, "id", None)
+        try:
+            seq = self._command(seat, peer, message)
+        except ProtocolError as e:
+            peer.push(Error.from_exception(e, re=command_id))
+            if isinstance(e, HardErrors):
+                peer.outbox.put_nowait(None)
+            return
+        if command_id is not None and not isinstance(message, Resume):
+            peer.push(Ack(re=command_id, seq=seq))
+
+    def _command(self, seat: int, peer: Peer, m: Message) -> int | None:
+        slot = self.seats[seat]
+        if isinstance(m, Ready):
+            if self.state is not TableState.LOBBY:
+                return None
+            slot.ready = m.ready
+            self._broadcast_lobby()
+            self._maybe_start()
+            return self.seq
+        if isinstance(m, Sit):
+            if m.seat is not None and m.seat != seat:
+                raise TableFull("you keep the seat the table gave you")
+            return None
+        if isinstance(m, Stand):
+            if self.state is not TableState.LOBBY:
+                raise Unavailable("you cannot leave your seat during a game")
+            self.seats[seat] = SeatSlot()
+            peer.seat = None
+            self._broadcast_lobby()
+            self._readvertise()
+            peer.outbox.put_nowait(None)
+            return self.seq
+        if isinstance(m, SetRules | AddBot | RemoveBot):
+            raise Forbidden("only the table's owner (the host) may change the table")
+        if isinstance(m, Resume):
+            self._resume_peer(peer, m)
+            return None
+        if isinstance(m, Privacy):
+            return self._privacy(seat, m)
+        raise BadMessage(f"{m.TYPE!r} is not a command")
+
+    # --- lobby -------------------------------------------------------------------------------
+
+    def _add_bot(self, level: str) -> int:
+        for s, slot in enumerate(self.seats):
+            if slot.kind is SeatKind.EMPTY:
+                bot = BotSeat(level, random.Random(self.rng.getrandbits(64)))
+                slot.kind, slot.bot, slot.ready = SeatKind.BOT, bot, True
+                slot.name = f"Bot {s + 1}"
+                slot.key = bot.key.public_key
+                return s
+        raise TableFull("no free seat for a bot")
+
+    def _lobby(self) -> Lobby:
+        return Lobby(
+            seq=0,
+            table=self.o.name,
+            state=self.state if self.state is not TableState.CLOSED else TableState.PLAYING,
+            rules=self.o.rules,
+            seats=tuple(s.info() for s in self.seats),
+            owner=0,
+            games=self.game_number,
+        )
+
+    def _broadcast_lobby(self) -> None:
+        lobby = self._lobby()
+        self._emit(Lobby(**{**_fields(lobby), "seq": self._next_seq()}))
+
+    def _maybe_start(self) -> None:
+        if self.state is not TableState.LOBBY or self.game_number >= self.o.games:
+            return
+        if all(
+            s.kind is not SeatKind.EMPTY and (s.ready or s.kind is SeatKind.BOT) and s.connected
+            for s in self.seats
+        ):
+            self._start_game()
+
+    # --- events -------------------------------------------------------------------------------
+
+    def _next_seq(self) -> int:
+        self.seq += 1
+        return self.seq
+
+    def _emit(self, event: Message) -> None:
+        """Number, log, journal and send one event to every synced peer and every bot."""
+        self.events.append(event)
+        if len(self.events) > REPLAY_KEEP:
+            drop = len(self.events) - REPLAY_KEEP
+            del self.events[:drop]
+            self.first_seq += drop
+        if self._events_file is not None and not self._resuming:
+            self._events_file.write(encode_frame(message_to_wire(event)))
+            self._events_file.flush()
+        for slot in self.seats:
+            if slot.peer is not None and slot.peer.synced:
+                slot.peer.push(event)
+        if isinstance(event, GameStarted | PrivacyEvent):
+            self._feed_bots(event)
+
+    def _feed_bots(self, event: GameStarted | PrivacyEvent) -> None:
+        for s, slot in enumerate(self.seats):
+            bot = slot.bot
+            if bot is None:
+                continue
+            out: list[Signed] = []
+            try:
+                if isinstance(event, GameStarted):
+                    bot.game = SeatGame(event, s, bot.key)
+                    out = bot.game.start()
+                elif bot.game is not None:
+                    out = bot.game.receive(event)
+            except ProtocolError:
+                log.exception("bot at seat %d refused an event", s)
+                continue
+            for signed in out:
+                cmd = signed.command(bot.next_id)
+                bot.next_id += 1
+                if not self._resuming:
+                    self.inbox.put_nowait((s, cmd))
+
+    def _bots_think(self) -> None:
+        """One bot acts, when one may: a bot reads only its own seat's view."""
+        if self._bot_wait is not None:
+            return
+        bots = [(s, slot.bot) for s, slot in enumerate(self.seats) if slot.bot is not None]
+        self.rng.shuffle(bots)
+        for s, bot in bots:
+            sg = bot.game
+            if sg is None or not sg.hand_complete():
+                continue
+            view = sg.view()
+            if view is None or view.result is not None:
+                continue
+            action = bot.bot.choose(view)
+            if action is None:
+                continue
+            try:
+                signed = sg.act(action)
+            except (ValueError, ProtocolError) as e:
+                log.info("bot %d cannot play %s: %s", s, action, e)
+                continue
+            cmd = signed.command(bot.next_id)
+            bot.next_id += 1
+            if self.o.bot_delay > 0:
+                loop = asyncio.get_running_loop()
+                loop.call_later(self.o.bot_delay, self.inbox.put_nowait, (s, cmd))
+                self._bot_wait = loop.call_later(self.o.bot_delay, self._clear_bot_wait)
+            else:
+                self.inbox.put_nowait((s, cmd))
+            return
+
+    def _clear_bot_wait(self) -> None:
+        self._bot_wait = None
+
+    # --- games ---------------------------------------------------------------------------------
+
+    def _start_game(self) -> None:
+        self.state = TableState.PLAYING
+        n = len(self.seats)
+        dealer = Game.series_dealer(self.previous, self.rng.randrange(n))  # R-D5
+        keys = tuple(s.key for s in self.seats)
+        assert all(k is not None for k in keys)
+        started = GameStarted(
+            seq=0,
+            game=os.urandom(16),
+            number=self.game_number,
+            rules=self.o.rules,
+            dealer=dealer,
+            names=tuple(s.name or f"Seat {i + 1}" for i, s in enumerate(self.seats)),
+            keys=keys,  # type: ignore[arg-type]
+            previous=self.previous,
+        )
+        self._open_journal(started)
+        self._broadcast_lobby()
+        self._readvertise()
+        started = GameStarted(**{**_fields(started), "seq": self._next_seq()})
+        self.game = HostGame(started)
+        self._game_over_at = None
+        self.on_event({"event": "game_started", "game": self.game_number})
+        self._emit(started)
+
+    def _open_journal(self, started: GameStarted) -> None:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        self.journal_path = (
+            self.o.record_dir / f"game-{stamp}-{os.getpid()}-{self.game_number + 1}.journal"
+        )
+        if self._journal is not None:
+            self._journal.close()
+        self._journal = open(self.journal_path, "w", encoding="utf-8")  # noqa: SIM115
+        self._journal_line(
+            journal_header(
+                started.rules,
+                len(started.keys),
+                started.dealer,
+                names=list(started.names),
+                previous=started.previous,
+                table={"name": self.o.name, "game": self.game_number, "port": self.port},
+            )
+        )
+
+    def _journal_line(self, line: str) -> None:
+        if self._journal is not None and not self._resuming:
+            self._journal.write(line)
+            self._journal.flush()
+
+    def _privacy(self, seat: int, cmd: Privacy) -> int | None:
+        g = self.game
+        if g is None or self.state is not TableState.PLAYING:
+            raise Unavailable("no game is being played")
+        if g.duplicate(seat, cmd):
+            return None  # a reconnecting client sent it again: already relayed
+        acc = g.receive(seat, cmd)
+        first: int | None = None
+        for m in g.accepted_log[self._logged :]:
+            self._journal_line(journal_append("privacy_log", m.to_json()))
+        self._logged = len(g.accepted_log)
+        if acc.action is not None:
+            self._journal_line(journal_action(acc.action))
+        for s, c in acc.relay:
+            ev = PrivacyEvent(
+                seq=self._next_seq(),
+                game=c.game,
+                seat=s,
+                n=c.n,
+                step=c.step,
+                body=c.body,
+                sig=c.sig,
+            )
+            first = first if first is not None else ev.seq
+            self._emit(ev)
+        game = g.game
+        if game is not None and game.result is not None:
+            if self._game_over_at is None:
+                self._game_over_at = time.monotonic()
+                self._reveal_timer = asyncio.get_running_loop().call_later(
+                    REVEAL_TIMEOUT, lambda: self.inbox.put_nowait((self._finish_game, None))
+                )
+            if g.all_revealed():
+                self._finish_game()
+        return first
+
+    _logged = 0
+
+    def _from_bot(self, seat: int, cmd: Privacy) -> None:
+        try:
+            self._privacy(seat, cmd)
+        except ProtocolError as e:
+            log.info("bot %d refused: %s", seat, e)
+
+    def _finish_game(self, forfeit: int | None = None) -> None:
+        g = self.game
+        if g is None:
+            return
+        if self._reveal_timer is not None:
+            self._reveal_timer.cancel()
+            self._reveal_timer = None
+        game = g.game
+        result = game.result if game is not None and forfeit is None else None
+        if result is None:
+            durak = (forfeit,) if forfeit is not None else ()
+            result = GameResult(durak, not durak, 0)
+        transcript = g.transcript()
+        self._journal_line(journal_set("privacy", transcript))
+        self._journal_line(journal_set("result", result.to_dict()))
+        if forfeit is not None:
+            self._journal_line(journal_set("forfeit", forfeit))
+        record_path = self._write_record(result)
+        for s in result.durak:
+            self.score[s] += 1
+        self.previous = result
+        self.game = None
+        self._logged = 0
+        self.game_number += 1
+        self._emit(
+            GameOver(
+                seq=self._next_seq(),
+                game=g.started.game,
+                result=result,
+                forfeit=forfeit,
+                score=tuple(self.score),
+            )
+        )
+        info = {
+            "event": "game_over",
+            "game": self.game_number - 1,
+            "result": result.to_dict(),
+            "record": str(record_path) if record_path else None,
+            "score": list(self.score),
+        }
+        if forfeit is not None:
+            info["forfeit"] = forfeit
+        self.results.append(info)
+        self.on_event(info)
+        self.state = TableState.LOBBY
+        if self.game_number >= self.o.games:
+            asyncio.get_running_loop().create_task(self.close("the series is over"))
+            return
+        self._broadcast_lobby()
+        self._readvertise()
+        self._maybe_start()
+
+    def _write_record(self, result: GameResult) -> Path | None:
+        if self.journal_path is None:
+            return None
+        record = read_journal(self.journal_path.read_text(encoding="utf-8"))
+        record.pop("privacy_log", None)
+        report = audit(record)
+        if report.deck is not None:
+            record["deck"] = [str(c) for c in report.deck]
+            self._journal_line(journal_set("deck", record["deck"]))
+        record["audit"] = "clean" if report.clean else [str(f) for f in report.faults]
+        ordered: dict[str, Any] = {
+            k: record[k]
+            for k in ("format", "rules", "seats", "names", "dealer", "previous", "deck", "actions")
+            if k in record
+        }
+        ordered.update((k, v) for k, v in record.items() if k not in ordered)
+        path = self.journal_path.with_suffix(".json")
+        tmp = path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(ordered, indent=1) + "\n", encoding="utf-8")
+        tmp.replace(path)
+        return path
+
+    # --- dropping out and coming back ----------------------------------------------------
+
+    def _dropped(self, seat: int) -> None:
+        slot = self.seats[seat]
+        slot.peer = None
+        if self.state is TableState.LOBBY:
+            self.on_event({"event": "left", "seat": seat, "name": slot.name})
+            self.seats[seat] = SeatSlot()
+            self._broadcast_lobby()
+            self._readvertise()
+            return
+        if self.state is not TableState.PLAYING:
+            return
+        slot.away_since = time.monotonic()
+        self.on_event({"event": "away", "seat": seat, "hold": self.o.hold})
+        self._emit(
+            Presence(seq=self._next_seq(), seat=seat, connected=False, hold=int(self.o.hold))
+        )
+        loop = asyncio.get_running_loop()
+        slot.forfeit_timer = loop.call_later(
+            self.o.hold, lambda: self.inbox.put_nowait((lambda: self._forfeit(seat), None))
+        )
+
+    def _back(self, seat: int) -> None:
+        slot = self.seats[seat]
+        if slot.forfeit_timer is not None:
+            slot.forfeit_timer.cancel()
+            slot.forfeit_timer = None
+        slot.away_since = None
+        self.on_event({"event": "back", "seat": seat})
+
+    def _forfeit(self, seat: int) -> None:
+        slot = self.seats[seat]
+        if slot.away_since is None or self.game is None:
+            return
+        self.on_event({"event": "forfeit", "seat": seat})
+        self._finish_game(forfeit=seat)
+
+    def _resume_peer(self, peer: Peer, m: Resume) -> None:
+        """Send a returning player what he missed, then live events (docs/protocol.md §7)."""
+        seat = peer.seat
+        assert seat is not None
+        if m.last_seq >= self.first_seq - 1 and m.last_seq <= self.seq:
+            for ev in self.events[m.last_seq - self.first_seq + 1 :]:
+                peer.push(ev)
+        else:
+            raise Unavailable("the events you missed are too old: join the table again")
+        peer.push(Ack(re=m.id, seq=self.seq))
+        peer.synced = True
+        if self.seats[seat].away_since is not None or True:
+            self._emit(Presence(seq=self._next_seq(), seat=seat, connected=True, hold=0))
+
+    # --- persistence --------------------------------------------------------------------------
+
+    def _write_state(self) -> None:
+        """What `resume` needs besides the event log: the table's options and the bots' keys."""
+        state = {
+            "name": self.o.name,
+            "seats": len(self.seats),
+            "rules": self.o.rules.non_defaults(),
+            "games": self.o.games,
+            "port": self.port,
+            "record_dir": str(self.o.record_dir),
+            "pin": self.o.pin,
+            "bot_level": self.o.bot_level,
+            "bots": {
+                str(s): {"level": slot.bot.level, "key": slot.bot.key.private_bytes().hex()}
+                for s, slot in enumerate(self.seats)
+                if slot.bot is not None
+            },
+        }
+        path = self.state_dir / STATE_FILE
+        tmp = path.with_suffix(".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(state, f)
+        tmp.replace(path)
+
+
+class _Joined(Message):
+    """Internal marker: a peer finished the handshake."""
+
+    TYPE = "_joined"
+
+
+def _fields(m: Any) -> dict[str, Any]:
+    return {name: getattr(m, name) for name in type(m).SCHEMA}
+
+
+__all__ = ["HostOptions", "TableHost"]
+
+
+def resume_table(
+    identity: Identity, journal: Path, *, on_event: EventSink | None = None
+) -> TableHost:
+    """A host that crashed picks its table up again (``localdurak host --resume JOURNAL``)."""
+    raise ValueError("resuming is not implemented yet")
