@@ -76,6 +76,8 @@ FATAL = (AuthFailed, BadPin, TooManyAttempts, TableFull, VersionTooNew, VersionT
 """Refusals that reconnecting cannot fix."""
 
 BACKOFF = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0)
+SESSION_FILE_MAX = 32 * 1024 * 1024
+"""The session file is rewritten from scratch when it grows past this."""
 
 
 class TableSession(Protocol):
@@ -159,6 +161,7 @@ class ClientSession:
         self._runner: asyncio.Task[None] | None = None
         self._state_dir = state_dir if state_dir is not None else data_dir() / "sessions"
         self._restored = False
+        self._file: Any = None
         self.reconnects = 0
 
     # --- the API ------------------------------------------------------------------------------
@@ -399,6 +402,9 @@ class ClientSession:
         return self._state_dir / f"{fp[:32]}-{key}.session"
 
     def _save(self) -> None:
+        """Append the state to the session file (one length-prefixed pickle per save, flushed):
+        appending is much cheaper than writing a new file and renaming it each time, and a
+        torn last entry is ignored on reading.  The file is rewritten when it grows large."""
         path = self._path()
         if path is None:
             return
@@ -410,21 +416,37 @@ class ClientSession:
             pending=list(self._pending),
             address=(self.address.host, self.address.port),
         )
-        self._state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            pickle.dump(saved, f, protocol=pickle.HIGHEST_PROTOCOL)
-        tmp.replace(path)
+        blob = pickle.dumps(saved, protocol=pickle.HIGHEST_PROTOCOL)
+        entry = len(blob).to_bytes(4, "big") + blob
+        if self._file is None or self._file.tell() > SESSION_FILE_MAX:
+            if self._file is not None:
+                self._file.close()
+            self._state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as f:
+                f.write(entry)
+            tmp.replace(path)
+            self._file = path.open("ab")
+            return
+        self._file.write(entry)
+        self._file.flush()
 
     def _restore(self) -> None:
         path = self._path()
         if path is None or not path.exists():
             return
+        saved: Any = None
         try:
-            with path.open("rb") as f:
-                saved = pickle.load(f)
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError) as e:
+            data = path.read_bytes()
+            at = 0
+            while at + 4 <= len(data):
+                size = int.from_bytes(data[at : at + 4], "big")
+                if at + 4 + size > len(data):
+                    break  # torn by a crash: the entry before it holds
+                saved = pickle.loads(data[at + 4 : at + 4 + size])
+                at += 4 + size
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError) as e:
             log.warning("cannot read the saved session %s: %s", path, e)
             return
         if not isinstance(saved, _Saved) or saved.fingerprint != self.address.fingerprint:
@@ -437,6 +459,9 @@ class ClientSession:
         self._restored = True
 
     def _forget(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
         path = self._path()
         if path is not None:
             with contextlib.suppress(OSError):
