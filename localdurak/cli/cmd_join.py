@@ -35,6 +35,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--name", default=None)
     p.add_argument("--pin", default=None, metavar="CODE")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds to look for the table")
+    p.add_argument("--delay", type=float, default=0.0, help="seconds the bot thinks per move")
     p.set_defaults(func=run)
 
 
@@ -89,7 +90,7 @@ async def _play(identity: Any, name: str, address: Address, args: argparse.Names
         print(f"localdurak join: {e}", file=sys.stderr)
         return 1
     _print({"event": "joined", "seat": session.seat, "address": f"{address.host}:{address.port}"})
-    bot = asyncio.create_task(play_as_bot(session, args.level, on_event=_print))
+    bot = asyncio.create_task(play_as_bot(session, args.level, delay=args.delay, on_event=_print))
     try:
         await session.run_until_closed()
     except (ProtocolError, ConnectionError) as e:
