@@ -123,3 +123,25 @@ def test_a_client_killed_mid_game_starts_again_and_the_game_completes(
     assert a2.wait(30) == 0
     record = check_record(over["record"])
     assert len(record["actions"]) > 0
+
+
+def test_the_host_killed_mid_game_resumes_from_its_journal_and_the_game_completes(
+    tmp_path: Path, procs: list[Proc]
+) -> None:
+    h = host(tmp_path, procs, "--seats", "3", "--bots", "1", "--bot-delay", "0.02")
+    listening = h.event("listening")
+    join(tmp_path, procs, listening, "alice", "--delay", "0.02")
+    join(tmp_path, procs, listening, "bob", "--delay", "0.02")
+    started = h.event("game_started")
+    time.sleep(1.5)  # mid-game
+    h.kill()  # kill -9
+    h2 = Proc(localdurak("host", "--resume", started["journal"]), env_for(tmp_path / "host"), "h2")
+    procs.append(h2)
+    resumed = h2.event("resumed")
+    assert resumed["seq"] > 0
+    again = h2.event("listening")
+    assert again["port"] == listening["port"]
+    assert again["fingerprint"] == listening["fingerprint"]
+    over = h2.event("game_over", 120)
+    assert h2.wait(30) == 0
+    check_record(over["record"])

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from localdurak.cli.logs import setup_logging
 from localdurak.cli.rules_options import add_rules_options, rules_from_args
 from localdurak.game.bots import BOT_LEVELS
 from localdurak.game.rules import RulesError
@@ -57,6 +58,7 @@ def _print(event: dict[str, Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    setup_logging()
     try:
         identity = load_or_create()
     except IdentityError as e:

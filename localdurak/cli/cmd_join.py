@@ -14,6 +14,7 @@ import random
 import sys
 from typing import Any
 
+from localdurak.cli.logs import setup_logging
 from localdurak.game.bots import BOT_LEVELS
 from localdurak.net.client import Address, ClientSession, play_as_bot
 from localdurak.net.discovery import DiscoveryUnavailable, TableBrowser
@@ -55,6 +56,7 @@ async def find(table: str | None, timeout: float) -> Address:
 
 
 def run(args: argparse.Namespace) -> int:
+    setup_logging()
     if not args.bot:
         print("localdurak join: the terminal client is not here yet; use --bot", file=sys.stderr)
         return 2

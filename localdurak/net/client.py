@@ -251,6 +251,12 @@ class ClientSession:
                     log.info("connection lost: %s", e)
                 finally:
                     alive.cancel()
+                    # Commands on the lost connection get no answer: their steps stay pending
+                    # and go again after the reconnect.
+                    for f in self._waiters.values():
+                        if not f.done():
+                            f.set_exception(ConnectionClosed("the connection to the table dropped"))
+                    self._waiters.clear()
                 if self.closed:
                     return
                 await self._reconnect()

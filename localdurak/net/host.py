@@ -31,6 +31,7 @@ import contextlib
 import json
 import logging
 import os
+import pickle
 import random
 import time
 from collections.abc import Callable
@@ -56,9 +57,11 @@ from localdurak.net.transport import (
     serve,
 )
 from localdurak.protocol.codec import (
+    MAX_FRAME,
     AuthFailed,
     BadMessage,
     Forbidden,
+    FrameDecoder,
     ProtocolError,
     Replayed,
     TableFull,
@@ -90,6 +93,7 @@ from localdurak.protocol.messages import (
     Stand,
     TableClosed,
     TableState,
+    message_from_wire,
     message_to_wire,
 )
 from localdurak.protocol.privacy_audit import audit
@@ -145,14 +149,66 @@ class HostOptions:
 
 
 class BotSeat:
-    """An in-process bot: its own signing key and privacy key, its seat's view only."""
+    """An in-process bot: its own signing key and privacy key, its seat's view only.
 
-    def __init__(self, level: str, rng: random.Random, key: EphemeralKey | None = None) -> None:
+    Like a remote client it saves its seat (`SeatGame.freeze`) and the steps it has not seen
+    relayed yet before the host takes them, so a host that crashed and resumes carries the
+    bot's game on with the same privacy key."""
+
+    def __init__(
+        self,
+        level: str,
+        rng: random.Random,
+        key: EphemeralKey | None = None,
+        path: Path | None = None,
+    ) -> None:
         self.level = level
         self.key = key if key is not None else EphemeralKey()
         self.bot: Bot = make_bot(level, cast(Rng, rng))
         self.game: SeatGame | None = None
         self.next_id = 1
+        self.pending: list[Signed] = []
+        self.last_seq = 0
+        self.path = path
+        self._file: Any = None
+
+    def save(self) -> None:
+        if self.path is None:
+            return
+        state = {
+            "last_seq": self.last_seq,
+            "game": self.game.freeze() if self.game is not None else None,
+            "pending": self.pending,
+        }
+        blob = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+        if self._file is None:
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            self._file = os.fdopen(fd, "ab")
+        self._file.write(len(blob).to_bytes(4, "big") + blob)
+        self._file.flush()
+
+    def load(self) -> None:
+        if self.path is None or not self.path.exists():
+            return
+        data = self.path.read_bytes()
+        at, state = 0, None
+        while at + 4 <= len(data):
+            size = int.from_bytes(data[at : at + 4], "big")
+            if at + 4 + size > len(data):
+                break  # the crash tore the last entry
+            state = pickle.loads(data[at + 4 : at + 4 + size])
+            at += 4 + size
+        if state is None:
+            return
+        self.last_seq = state["last_seq"]
+        self.pending = list(state["pending"])
+        if state["game"] is not None:
+            self.game = SeatGame.thaw(state["game"], self.key)
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
 
 
 class Peer:
@@ -229,6 +285,7 @@ class TableHost:
         self.o = options
         self.on_event = on_event or (lambda e: None)
         self.rng = random.Random(options.seed)
+        self.state_dir = options.state_dir or options.record_dir / ".localdurak-table"
         self.seats = [SeatSlot() for _ in range(options.seats)]
         self.pin_gate = PinGate(options.pin)
         self.state = TableState.LOBBY
@@ -253,7 +310,7 @@ class TableHost:
         self._bot_wait: asyncio.TimerHandle | None = None
         self._next_player = 1
         self._resuming = False
-        self.state_dir = options.state_dir or options.record_dir / ".localdurak-table"
+        self.resumed = False
         for _ in range(options.bots):
             self._add_bot(options.bot_level)
 
@@ -267,7 +324,16 @@ class TableHost:
         self.port = bound_port(self.server)
         self._write_state()
         if self._events_file is None:
-            self._events_file = open(self.state_dir / EVENTS_FILE, "ab")  # noqa: SIM115
+            # A new table starts a new event log (and forgets the bots of an old one).
+            if not self.resumed:
+                for old in self.state_dir.glob("bot-*.bin"):
+                    old.unlink()
+            mode = "ab" if self.resumed else "wb"
+            self._events_file = open(self.state_dir / EVENTS_FILE, mode)  # noqa: SIM115
+            if not self.resumed:
+                for e in self.events:
+                    self._events_file.write(encode_frame(message_to_wire(e)))
+                self._events_file.flush()
         self.on_event(
             {
                 "event": "listening",
@@ -283,8 +349,19 @@ class TableHost:
         await self.advertiser.start()
         if self.advertiser.problem and self.o.advertise:
             self.on_event({"event": "advertising", "problem": self.advertiser.problem})
-        if not self._resuming:
+        if not self.resumed:
             self._broadcast_lobby()
+        elif self.state is TableState.PLAYING:
+            loop = asyncio.get_running_loop()
+            for seat, slot in enumerate(self.seats):
+                if slot.kind is SeatKind.HUMAN and slot.peer is None:
+                    slot.away_since = time.monotonic()
+                    slot.forfeit_timer = loop.call_later(
+                        self.o.hold,
+                        lambda seat=seat: self.inbox.put_nowait(  # type: ignore[misc]
+                            (lambda: self._forfeit(seat), None)
+                        ),
+                    )
         self._maybe_start()
 
     async def run(self) -> None:
@@ -511,7 +588,11 @@ class TableHost:
     def _add_bot(self, level: str) -> int:
         for s, slot in enumerate(self.seats):
             if slot.kind is SeatKind.EMPTY:
-                bot = BotSeat(level, random.Random(self.rng.getrandbits(64)))
+                bot = BotSeat(
+                    level,
+                    random.Random(self.rng.getrandbits(64)),
+                    path=self.state_dir / f"bot-{s}.bin",
+                )
                 slot.kind, slot.bot, slot.ready = SeatKind.BOT, bot, True
                 slot.name = f"Bot {s + 1}"
                 slot.key = bot.key.public_key
@@ -566,24 +647,40 @@ class TableHost:
 
     def _feed_bots(self, event: GameStarted | PrivacyEvent) -> None:
         for s, slot in enumerate(self.seats):
-            bot = slot.bot
-            if bot is None:
-                continue
-            out: list[Signed] = []
-            try:
-                if isinstance(event, GameStarted):
-                    bot.game = SeatGame(event, s, bot.key)
-                    out = bot.game.start()
-                elif bot.game is not None:
-                    out = bot.game.receive(event)
-            except ProtocolError:
-                log.exception("bot at seat %d refused an event", s)
-                continue
-            for signed in out:
-                cmd = signed.command(bot.next_id)
-                bot.next_id += 1
-                if not self._resuming:
-                    self.inbox.put_nowait((s, cmd))
+            if slot.bot is not None:
+                self._feed_bot(s, slot.bot, event)
+
+    def _feed_bot(self, s: int, bot: BotSeat, event: GameStarted | PrivacyEvent) -> None:
+        if event.seq <= bot.last_seq:
+            return  # a resumed bot already had it
+        bot.last_seq = event.seq
+        out: list[Signed] = []
+        try:
+            if isinstance(event, GameStarted):
+                bot.game = SeatGame(event, s, bot.key)
+                bot.pending = []
+                out = bot.game.start()
+            elif bot.game is not None and event.game == bot.game.game_id:
+                if event.seat == s:
+                    bot.pending = [p for p in bot.pending if p.n != event.n]
+                out = bot.game.receive(event)
+        except ProtocolError:
+            log.exception("bot at seat %d refused an event", s)
+            return
+        if out:
+            self._bot_send(s, bot, out)
+
+    def _bot_send(self, s: int, bot: BotSeat, out: list[Signed], delay: float = 0.0) -> None:
+        """Save the bot's seat first (what it signed must survive a crash), then queue."""
+        bot.pending += out
+        bot.save()
+        for signed in out:
+            cmd = signed.command(bot.next_id)
+            bot.next_id += 1
+            if delay > 0:
+                asyncio.get_running_loop().call_later(delay, self.inbox.put_nowait, (s, cmd))
+            else:
+                self.inbox.put_nowait((s, cmd))
 
     def _bots_think(self) -> None:
         """One bot acts, when one may: a bot reads only its own seat's view."""
@@ -606,14 +703,10 @@ class TableHost:
             except (ValueError, ProtocolError) as e:
                 log.info("bot %d cannot play %s: %s", s, action, e)
                 continue
-            cmd = signed.command(bot.next_id)
-            bot.next_id += 1
+            self._bot_send(s, bot, [signed], self.o.bot_delay)
             if self.o.bot_delay > 0:
                 loop = asyncio.get_running_loop()
-                loop.call_later(self.o.bot_delay, self.inbox.put_nowait, (s, cmd))
                 self._bot_wait = loop.call_later(self.o.bot_delay, self._clear_bot_wait)
-            else:
-                self.inbox.put_nowait((s, cmd))
             return
 
     def _clear_bot_wait(self) -> None:
@@ -638,12 +731,15 @@ class TableHost:
             previous=self.previous,
         )
         self._open_journal(started)
+        self._write_state()
         self._broadcast_lobby()
         self._readvertise()
         started = GameStarted(**{**_fields(started), "seq": self._next_seq()})
         self.game = HostGame(started)
         self._game_over_at = None
-        self.on_event({"event": "game_started", "game": self.game_number})
+        self.on_event(
+            {"event": "game_started", "game": self.game_number, "journal": str(self.journal_path)}
+        )
         self._emit(started)
 
     def _open_journal(self, started: GameStarted) -> None:
@@ -661,7 +757,12 @@ class TableHost:
                 started.dealer,
                 names=list(started.names),
                 previous=started.previous,
-                table={"name": self.o.name, "game": self.game_number, "port": self.port},
+                table={
+                    "name": self.o.name,
+                    "game": self.game_number,
+                    "port": self.port,
+                    "state": str(self.state_dir.resolve()),
+                },
             )
         )
 
@@ -713,6 +814,9 @@ class TableHost:
             self._privacy(seat, cmd)
         except ProtocolError as e:
             log.info("bot %d refused: %s", seat, e)
+            bot = self.seats[seat].bot
+            if bot is not None:
+                bot.pending = [p for p in bot.pending if p.n != cmd.n]
 
     def _finish_game(self, forfeit: int | None = None) -> None:
         g = self.game
@@ -842,6 +946,102 @@ class TableHost:
 
     # --- persistence --------------------------------------------------------------------------
 
+    def replay_events(self) -> None:
+        """Rebuild the table from its event log: the lobby, the game being played (its
+        `HostGame` through the same checks as live), the series; then the bots' saved seats,
+        each brought up to date with the events after its save."""
+        self._resuming = True
+        try:
+            events = read_frames(self.state_dir / EVENTS_FILE)
+            for ev in events:
+                self._replay(ev)
+            for s, slot in enumerate(self.seats):
+                bot = slot.bot
+                if bot is None:
+                    continue
+                bot.load()
+                if (
+                    bot.game is not None
+                    and self.game is not None
+                    and bot.game.game_id != self.game.started.game
+                ):
+                    bot.game = None
+                for ev in events:
+                    if isinstance(ev, GameStarted | PrivacyEvent) and ev.seq > bot.last_seq:
+                        self._feed_bot(s, bot, ev)
+        finally:
+            self._resuming = False
+        # Whatever the bots signed that the old host never relayed, again (after start()).
+        for s, slot in enumerate(self.seats):
+            bot = slot.bot
+            if bot is not None and bot.pending and self.game is not None:
+                for signed in bot.pending:
+                    self.inbox.put_nowait((s, signed.command(bot.next_id)))
+                    bot.next_id += 1
+        self.resumed = True
+        self.on_event({"event": "resumed", "seq": self.seq, "game": self.game_number})
+
+    def _replay(self, ev: Message) -> None:
+        seq: int = getattr(ev, "seq")  # noqa: B009 - events carry seq
+        self.seq = seq
+        self.events.append(ev)
+        if isinstance(ev, Lobby):
+            for slot, info in zip(self.seats, ev.seats, strict=False):
+                if info.kind is SeatKind.HUMAN:
+                    slot.kind, slot.name, slot.key = SeatKind.HUMAN, info.name, info.key
+                    slot.ready = info.ready
+                elif info.kind is SeatKind.EMPTY and slot.kind is not SeatKind.BOT:
+                    slot.kind, slot.name, slot.key, slot.ready = SeatKind.EMPTY, "", None, False
+            self.state = TableState.LOBBY if ev.state is TableState.LOBBY else self.state
+        elif isinstance(ev, GameStarted):
+            self.state = TableState.PLAYING
+            self.game = HostGame(ev)
+            self.game_number = ev.number
+            self.previous = ev.previous
+        elif isinstance(ev, PrivacyEvent):
+            if self.game is not None and ev.game == self.game.started.game:
+                cmd = Privacy(id=0, game=ev.game, n=ev.n, step=ev.step, body=ev.body, sig=ev.sig)
+                self.game.receive(ev.seat, cmd)
+        elif isinstance(ev, GameOver):
+            self.score = list(ev.score)
+            self.previous = ev.result
+            self.game = None
+            self.game_number += 1
+            self.state = TableState.LOBBY
+        elif isinstance(ev, TableClosed):
+            self.state = TableState.CLOSED
+
+    def rewrite_journal(self) -> None:
+        """The journal again from the rebuilt game (the crash may have cut it after a step the
+        event log never got); appending goes on from there."""
+        g = self.game
+        if g is None or self.journal_path is None:
+            return
+        started = g.started
+        with open(self.journal_path, "w", encoding="utf-8") as f:
+            f.write(
+                journal_header(
+                    started.rules,
+                    len(started.keys),
+                    started.dealer,
+                    names=list(started.names),
+                    previous=started.previous,
+                    table={
+                        "name": self.o.name,
+                        "game": self.game_number,
+                        "port": self.port,
+                        "state": str(self.state_dir.resolve()),
+                    },
+                )
+            )
+            for m in g.accepted_log:
+                f.write(journal_append("privacy_log", m.to_json()))
+            if g.game is not None:
+                for a in g.game.log:
+                    f.write(journal_action(a))
+        self._logged = len(g.accepted_log)
+        self._journal = open(self.journal_path, "a", encoding="utf-8")  # noqa: SIM115
+
     def _write_state(self) -> None:
         """What `resume` needs besides the event log: the table's options and the bots' keys."""
         state = {
@@ -853,6 +1053,11 @@ class TableHost:
             "record_dir": str(self.o.record_dir),
             "pin": self.o.pin,
             "bot_level": self.o.bot_level,
+            "hold": self.o.hold,
+            "advertise": self.o.advertise,
+            "challenge_window": self.o.challenge_window,
+            "bot_delay": self.o.bot_delay,
+            "journal": str(self.journal_path) if self.journal_path else None,
             "bots": {
                 str(s): {"level": slot.bot.level, "key": slot.bot.key.private_bytes().hex()}
                 for s, slot in enumerate(self.seats)
@@ -865,6 +1070,23 @@ class TableHost:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(state, f)
         tmp.replace(path)
+
+
+def read_frames(path: Path) -> list[Message]:
+    """The events of an event log (a torn last frame is dropped)."""
+    data = path.read_bytes() if path.exists() else b""
+    out: list[Message] = []
+    decoder = FrameDecoder(MAX_FRAME)
+    decoder.receive_data(data)
+    while True:
+        try:
+            frame = decoder.next_frame()
+        except ProtocolError:
+            break
+        if frame is None:
+            break
+        out.append(message_from_wire(frame))
+    return out
 
 
 class _Joined(Message):
@@ -883,5 +1105,46 @@ __all__ = ["HostOptions", "TableHost"]
 def resume_table(
     identity: Identity, journal: Path, *, on_event: EventSink | None = None
 ) -> TableHost:
-    """A host that crashed picks its table up again (``localdurak host --resume JOURNAL``)."""
-    raise ValueError("resuming is not implemented yet")
+    """A host that crashed picks its table up again (``localdurak host --resume JOURNAL``):
+    the table's options and bots' keys from its state directory, every event again from its
+    event log (through the same checks), each bot's saved seat; then it listens on the same
+    port and the players' clients come back by themselves."""
+    head = read_journal(journal.read_text(encoding="utf-8"))
+    table = head.get("table")
+    if not isinstance(table, dict) or not isinstance(table.get("state"), str):
+        raise ValueError("this journal does not say where its table keeps its state")
+    state_dir = Path(table["state"])
+    state = json.loads((state_dir / STATE_FILE).read_text(encoding="utf-8"))
+    options = HostOptions(
+        name=state["name"],
+        seats=state["seats"],
+        rules=Rules.from_dict(state["rules"]),
+        bots=0,
+        bot_level=state["bot_level"],
+        games=state["games"],
+        record_dir=Path(state["record_dir"]),
+        state_dir=state_dir,
+        port=state["port"],
+        pin=state["pin"],
+        hold=state.get("hold", HOLD_SECONDS),
+        challenge_window=state.get("challenge_window", CHALLENGE_WINDOW),
+        bot_delay=state.get("bot_delay", 0.0),
+        advertise=state.get("advertise", True),
+    )
+    host = TableHost(identity, options, on_event=on_event)
+    for seat, b in state["bots"].items():
+        s = int(seat)
+        bot = BotSeat(
+            b["level"],
+            random.Random(),
+            EphemeralKey.from_private_bytes(bytes.fromhex(b["key"])),
+            path=state_dir / f"bot-{s}.bin",
+        )
+        slot = host.seats[s]
+        slot.kind, slot.bot, slot.ready, slot.name = SeatKind.BOT, bot, True, f"Bot {s + 1}"
+        slot.key = bot.key.public_key
+    host.replay_events()
+    if state.get("journal"):
+        host.journal_path = Path(state["journal"])
+    host.rewrite_journal()
+    return host
