@@ -163,6 +163,8 @@ class ClientSession:
         self._restored = False
         self._file: Any = None
         self.reconnects = 0
+        self.errors: list[Error] = []
+        """Every refusal the host sent (for a screen, and for tests)."""
 
     # --- the API ------------------------------------------------------------------------------
 
@@ -329,6 +331,8 @@ class ClientSession:
     # --- receiving ------------------------------------------------------------------------
 
     async def _handle(self, m: Message) -> None:
+        if isinstance(m, Error):
+            self.errors.append(m)
         if isinstance(m, Ack | Error) and m.re is not None and m.re in self._waiters:
             fut = self._waiters.pop(m.re)
             if isinstance(m, Ack):

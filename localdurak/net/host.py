@@ -231,6 +231,8 @@ class Peer:
         while True:
             m = await self.outbox.get()
             if m is None:
+                # Everything before it is sent: hang up (a refusal that closes, or leaving).
+                await self.channel.close()
                 return
             try:
                 await self.channel.send(m)
