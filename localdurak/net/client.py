@@ -164,6 +164,7 @@ class ClientSession:
         self._file: Any = None
         self.reconnects = 0
         self.errors: list[Error] = []
+        self._step_of_id: dict[int, int] = {}
         """Every refusal the host sent (for a screen, and for tests)."""
 
     # --- the API ------------------------------------------------------------------------------
@@ -297,10 +298,14 @@ class ClientSession:
 
     # --- sending --------------------------------------------------------------------------
 
-    async def _command(self, make: Callable[[int], Message], *, wait: bool) -> int | None:
+    async def _command(
+        self, make: Callable[[int], Message], *, wait: bool, n: int | None = None
+    ) -> int | None:
         if self.channel is None or self.channel.closed:
             raise Unavailable("not connected to the table right now")
         i = self._take_id()
+        if n is not None:
+            self._step_of_id[i] = n
         fut: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
         if wait:
             self._waiters[i] = fut
@@ -316,7 +321,11 @@ class ClientSession:
         for k, s in enumerate(signed):
             last = wait and k == len(signed) - 1
             try:
-                await self._command(lambda i, s=s: s.command(i), wait=last)  # type: ignore[misc]
+                await self._command(
+                    lambda i, s=s: s.command(i),  # type: ignore[misc]
+                    wait=last,
+                    n=s.n,
+                )
             except (ConnectionClosed, Unavailable):
                 if last:
                     raise
@@ -326,13 +335,24 @@ class ClientSession:
         if self.channel is None:
             return
         for s in list(self._pending):
-            await self.channel.send(s.command(self._take_id()))
+            i = self._take_id()
+            self._step_of_id[i] = s.n
+            await self.channel.send(s.command(i))
 
     # --- receiving ------------------------------------------------------------------------
 
     async def _handle(self, m: Message) -> None:
         if isinstance(m, Error):
             self.errors.append(m)
+        if isinstance(m, Ack | Error) and m.re is not None and m.re in self._step_of_id:
+            # The host answered a signed step: relayed (an ack with its event) or refused (it
+            # never will be): either way it is not sent again after a reconnect.  A step the
+            # host holds back (an ack without an event: nonces, keys, R-F1 answers until
+            # every seat's is in) stays pending until it is relayed: a host that crashes
+            # meanwhile never saw it.
+            n = self._step_of_id.pop(m.re)
+            if isinstance(m, Error) or m.seq is not None:
+                self._pending = [p for p in self._pending if p.n != n]
         if isinstance(m, Ack | Error) and m.re is not None and m.re in self._waiters:
             fut = self._waiters.pop(m.re)
             if isinstance(m, Ack):
