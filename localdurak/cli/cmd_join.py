@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import sys
 from typing import Any
@@ -86,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
 
 async def _play(identity: Any, name: str, address: Address, args: argparse.Namespace) -> int:
     session = ClientSession(identity, name, address, pin=args.pin)
+    if os.environ.get("LOCALDURAK_TRACE", "") not in ("", "0"):
+        session.trace = _print
     try:
         await session.start()
     except (ProtocolError, ConnectionError, OSError) as e:

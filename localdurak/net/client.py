@@ -26,6 +26,7 @@ import logging
 import os
 import pickle
 import random
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -165,6 +166,9 @@ class ClientSession:
         self.reconnects = 0
         self.errors: list[Error] = []
         self._step_of_id: dict[int, int] = {}
+        self.trace: Callable[[dict[str, Any]], None] | None = None
+        """Timing lines for benchmarks/net.py (``LOCALDURAK_TRACE=1``)."""
+        self._traced_deal: bytes | None = None
         """Every refusal the host sent (for a screen, and for tests)."""
 
     # --- the API ------------------------------------------------------------------------------
@@ -409,7 +413,10 @@ class ClientSession:
                 return []
             if m.seat == self.seat:
                 self._pending = [p for p in self._pending if p.n != m.n]
-            return self.game.receive(m)
+            out = self.game.receive(m)
+            if self.trace is not None:
+                self._trace(m)
+            return out
         if isinstance(m, GameOver):
             self.results.append(m)
             self.score = m.score
@@ -421,6 +428,15 @@ class ClientSession:
             self._forget()
             return []
         return []
+
+    def _trace(self, m: PrivacyEvent) -> None:
+        assert self.trace is not None and self.game is not None
+        now = time.monotonic()
+        if self._traced_deal != m.game and self.game.hand_decoded():
+            self._traced_deal = m.game
+            self.trace({"event": "dealt", "t": now})
+        if m.step in ("play", "act"):
+            self.trace({"event": "applied", "seq": m.seq, "t": now})
 
     # --- the state on disk ----------------------------------------------------------------------
 

@@ -313,6 +313,9 @@ class TableHost:
         self._next_player = 1
         self._resuming = False
         self.resumed = False
+        self.trace = os.environ.get("LOCALDURAK_TRACE", "") not in ("", "0")
+        self.bytes_out = 0
+        self.bytes_in = 0
         for _ in range(options.bots):
             self._add_bot(options.bot_level)
 
@@ -458,6 +461,8 @@ class TableHost:
         try:
             while True:
                 message = await channel.recv()
+                if self.trace:
+                    self.bytes_in += len(encode_frame(message_to_wire(message)))
                 await self.inbox.put((peer, message))
         except (ConnectionClosed, ProtocolError, TimeoutError) as e:
             log.info("seat %s (%s) left: %s", peer.seat, peer.name, e)
@@ -514,6 +519,10 @@ class TableHost:
                 log.exception("the host failed on %r", message)
             if self.inbox.empty() and self.state is TableState.PLAYING:
                 self._bots_think()
+            if self.inbox.empty() and self.game is not None:
+                fault = self.game.verify_idle()
+                if fault is not None:
+                    log.warning("card privacy: %s (recorded for the audit)", fault)
 
     async def _from_peer(self, peer: Peer, message: Message | None) -> None:
         seat = peer.seat
@@ -633,6 +642,8 @@ class TableHost:
 
     def _emit(self, event: Message) -> None:
         """Number, log, journal and send one event to every synced peer and every bot."""
+        if self.trace:
+            self._trace(event)
         self.events.append(event)
         if len(self.events) > REPLAY_KEEP:
             drop = len(self.events) - REPLAY_KEEP
@@ -646,6 +657,18 @@ class TableHost:
                 slot.peer.push(event)
         if isinstance(event, GameStarted | PrivacyEvent):
             self._feed_bots(event)
+
+    def _trace(self, event: Message) -> None:
+        """Timing and size lines for benchmarks/net.py (``trace=True``)."""
+        size = len(encode_frame(message_to_wire(event)))
+        peers = sum(1 for s in self.seats if s.peer is not None and s.peer.synced)
+        self.bytes_out += size * peers
+        if isinstance(event, GameStarted):
+            self.on_event({"event": "trace_start", "seq": event.seq, "t": time.monotonic()})
+        elif isinstance(event, PrivacyEvent) and event.step in ("play", "act"):
+            self.on_event({"event": "relay", "seq": event.seq, "t": time.monotonic()})
+        elif isinstance(event, GameOver):
+            self.on_event({"event": "bytes", "out": self.bytes_out, "in": self.bytes_in})
 
     def _feed_bots(self, event: GameStarted | PrivacyEvent) -> None:
         for s, slot in enumerate(self.seats):

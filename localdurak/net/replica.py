@@ -263,6 +263,10 @@ class SeatGame:
     def view(self) -> PlayerView | None:
         return None if self.game is None else self.game.view(self.seat)
 
+    def hand_decoded(self) -> bool:
+        """Our hand of the deal is decoded (card-privacy.md step 3)."""
+        return self._hand0 is not None
+
     def hand_complete(self) -> bool:
         """All cards of our hand are decoded (a refill may still be on its ring pass)."""
         g = self.game
@@ -299,15 +303,16 @@ class SeatGame:
             raise BadMessage("a privacy step of another game")
         if not 0 <= event.seat < self.seats:
             raise BadMessage(f"a privacy step from seat {event.seat}, not at the table")
-        verify_action(
-            self.started.keys[event.seat],
-            event.sig,
-            game=event.game,
-            seat=event.seat,
-            n=event.n,
-            kind=event.step,
-            body=event.body,
-        )
+        if event.seat != self.seat:  # our own steps we signed ourselves; the others check them
+            verify_action(
+                self.started.keys[event.seat],
+                event.sig,
+                game=event.game,
+                seat=event.seat,
+                n=event.n,
+                kind=event.step,
+                body=event.body,
+            )
         self.counters.check(event.seat, event.n)
         self.counters.advance(event.seat, event.n)
         msgs = decode_body(event.body, event.seat)
@@ -466,7 +471,10 @@ class HostGame:
     def __init__(self, started: GameStarted) -> None:
         self.started = started
         self.setup = setup_for(started)
-        self.privacy = pv.Host(self.setup)
+        # Strip proofs are verified beside the relaying (`verify_idle`), not before it: the
+        # host is on every step's path, and each player verifies what it strips or decodes
+        # anyway; a play is still checked on the spot (its chunk's chain is verified then).
+        self.privacy = pv.Host(self.setup, defer_verification=True)
         self.game: Game | None = None
         self.counters = _Counters([-1] * len(started.keys))
         self._waiting: dict[int, tuple[int, Privacy]] = {}
@@ -557,13 +565,26 @@ class HostGame:
                 result.refill = last
                 self.accepted_log.append(last)
         if self.game is None:
-            self.game = begin_game(self.started, self.setup, self.privacy.t, None, None, [])
+            t = self.privacy.t
+            if t.final_deck is not None and t.trump_suit is None and t.schedule.batches:
+                t.ensure_public()  # the trump card, once its chunk is complete (verified)
+            self.game = begin_game(self.started, self.setup, t, None, None, [])
         return result
+
+    def verify_idle(self) -> str | None:
+        """Verify what was relayed unverified; the fault (recorded in the transcript's
+        refusals, so the audit names the seat) or None."""
+        try:
+            self.privacy.verify_pending()
+        except pv.RemoteProtocolError as e:
+            return str(e)
+        return None
 
     def all_revealed(self) -> bool:
         return all(k is not None for k in self.privacy.t.revealed)
 
     def transcript(self) -> dict[str, Any]:
+        self.verify_idle()  # everything verified before the record is written
         return self.privacy.transcript()
 
 
