@@ -145,3 +145,30 @@ def test_the_host_killed_mid_game_resumes_from_its_journal_and_the_game_complete
     over = h2.event("game_over", 120)
     assert h2.wait(30) == 0
     check_record(over["record"])
+
+
+def test_a_player_who_does_not_come_back_forfeits_he_is_the_durak(
+    tmp_path: Path, procs: list[Proc]
+) -> None:
+    h = host(tmp_path, procs, "--seats", "3", "--bots", "1", "--hold", "2", "--bot-delay", "0.02")
+    listening = h.event("listening")
+    a = join(tmp_path, procs, listening, "alice", "--delay", "0.02")
+    b = join(tmp_path, procs, listening, "bob", "--delay", "0.02")
+    h.event("game_started")
+    time.sleep(1.0)
+    a.kill()
+    away = h.event("away")
+    assert away["hold"] == 2
+    forfeit = h.event("forfeit", 20)
+    assert forfeit["seat"] == away["seat"]
+    over = h.event("game_over", 30)
+    assert over["forfeit"] == away["seat"]
+    assert over["result"] == {"durak": [away["seat"]], "draw": False, "pogony": 0}
+    assert h.wait(30) == 0
+    assert b.wait(30) == 0
+    record = json.loads(Path(over["record"]).read_text())
+    assert record["forfeit"] == away["seat"]
+    # The others revealed their keys; the audit names only the absent seat.
+    report = audit(record)
+    assert report.guilty == (away["seat"],)
+    assert all("did not reveal" in f.what for f in report.faults)

@@ -420,6 +420,8 @@ class ClientSession:
         if isinstance(m, GameOver):
             self.results.append(m)
             self.score = m.score
+            if m.forfeit is not None and self.game is not None and m.game == self.game.game_id:
+                return self.game.reveal_now()
             return []
         if isinstance(m, Presence):
             return []

@@ -308,6 +308,8 @@ class TableHost:
         self._journal: Any = None
         self._events_file: Any = None
         self._game_over_at: float | None = None
+        self._ending: int | None = None
+        """The seat that forfeited, while the others reveal their keys."""
         self._reveal_timer: asyncio.TimerHandle | None = None
         self._bot_wait: asyncio.TimerHandle | None = None
         self._next_player = 1
@@ -657,6 +659,12 @@ class TableHost:
                 slot.peer.push(event)
         if isinstance(event, GameStarted | PrivacyEvent):
             self._feed_bots(event)
+        elif isinstance(event, GameOver) and event.forfeit is not None and not self._resuming:
+            for s, slot in enumerate(self.seats):
+                if slot.bot is not None and slot.bot.game is not None:
+                    out = slot.bot.game.reveal_now()
+                    if out:
+                        self._bot_send(s, slot.bot, out)
 
     def _trace(self, event: Message) -> None:
         """Timing and size lines for benchmarks/net.py (``trace=True``)."""
@@ -821,6 +829,11 @@ class TableHost:
             )
             first = first if first is not None else ev.seq
             self._emit(ev)
+        if self._ending is not None:
+            revealed = g.privacy.t.revealed
+            if all(k is not None for s, k in enumerate(revealed) if s != self._ending):
+                self._finish_game(self._ending)
+            return first
         game = g.game
         if game is not None and game.result is not None:
             if self._game_over_at is None:
@@ -855,27 +868,51 @@ class TableHost:
         if result is None:
             durak = (forfeit,) if forfeit is not None else ()
             result = GameResult(durak, not durak, 0)
+        if forfeit is not None and self._ending is None:
+            # card-privacy.md: the absent player is the durak and the game ends; the others
+            # reveal their keys (GameOver tells them) so the audit checks what it can.
+            self._ending = forfeit
+            for s in result.durak:
+                self.score[s] += 1
+            self._emit(
+                GameOver(
+                    seq=self._next_seq(),
+                    game=g.started.game,
+                    result=result,
+                    forfeit=forfeit,
+                    score=tuple(self.score),
+                )
+            )
+            self._reveal_timer = asyncio.get_running_loop().call_later(
+                REVEAL_TIMEOUT,
+                lambda: self.inbox.put_nowait((lambda: self._finish_game(forfeit), None)),
+            )
+            return
+        announced = self._ending is not None
+        self._ending = None
         transcript = g.transcript()
         self._journal_line(journal_set("privacy", transcript))
         self._journal_line(journal_set("result", result.to_dict()))
         if forfeit is not None:
             self._journal_line(journal_set("forfeit", forfeit))
         record_path = self._write_record(result)
-        for s in result.durak:
-            self.score[s] += 1
+        if not announced:
+            for s in result.durak:
+                self.score[s] += 1
         self.previous = result
         self.game = None
         self._logged = 0
         self.game_number += 1
-        self._emit(
-            GameOver(
-                seq=self._next_seq(),
-                game=g.started.game,
-                result=result,
-                forfeit=forfeit,
-                score=tuple(self.score),
+        if not announced:
+            self._emit(
+                GameOver(
+                    seq=self._next_seq(),
+                    game=g.started.game,
+                    result=result,
+                    forfeit=forfeit,
+                    score=tuple(self.score),
+                )
             )
-        )
         info = {
             "event": "game_over",
             "game": self.game_number - 1,

@@ -379,6 +379,13 @@ class SeatGame:
         if built is not None:
             self.game = built
 
+    def reveal_now(self) -> list[Signed]:
+        """The game was ended for us (a seat forfeited): reveal our key for the audit."""
+        if self.revealed:
+            return []
+        self.revealed = True
+        return self._send([self.player.reveal()])
+
     def result(self) -> GameResult | None:
         return None if self.game is None else self.game.result
 
