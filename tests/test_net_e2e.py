@@ -172,3 +172,28 @@ def test_a_player_who_does_not_come_back_forfeits_he_is_the_durak(
     report = audit(record)
     assert report.guilty == (away["seat"],)
     assert all("did not reveal" in f.what for f in report.faults)
+
+
+def test_R_S5_cheating_mode_holds_the_closing_action_for_the_challenge_window(
+    tmp_path: Path, procs: list[Proc]
+) -> None:
+    h = host(
+        tmp_path,
+        procs,
+        "--seats",
+        "2",
+        "--bots",
+        "1",
+        "--cheating",
+        "--challenge-window",
+        "0.05",
+        "--deck",
+        "24",
+    )
+    listening = h.event("listening")
+    join(tmp_path, procs, listening, "alice")
+    over = h.event("game_over", 120)
+    windows = [x for x in h.seen if x.get("event") == "challenge_window"]
+    assert windows and all(w["seconds"] == 0.05 for w in windows)
+    assert h.wait(30) == 0
+    check_record(over["record"])

@@ -39,13 +39,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from localdurak.game.actions import GameResult
+from localdurak.game.actions import Do, GameResult
 from localdurak.game.bots import Bot, Rng, make_bot
 from localdurak.game.engine import Game
 from localdurak.game.rules import Rules
 from localdurak.net.discovery import Advertiser, TableAd, TableStatus
 from localdurak.net.identity import Identity
-from localdurak.net.replica import EphemeralKey, HostGame, SeatGame, Signed
+from localdurak.net.replica import (
+    EphemeralKey,
+    HostGame,
+    SeatGame,
+    Signed,
+    action_of,
+    closes_bout,
+    decode_body,
+)
 from localdurak.net.transport import (
     DEFAULT_PORT,
     Channel,
@@ -309,6 +317,8 @@ class TableHost:
         self._events_file: Any = None
         self._game_over_at: float | None = None
         self._ending: int | None = None
+        self._releasing = False
+        self._held = 0
         """The seat that forfeited, while the others reveal their keys."""
         self._reveal_timer: asyncio.TimerHandle | None = None
         self._bot_wait: asyncio.TimerHandle | None = None
@@ -557,6 +567,8 @@ class TableHost:
         command_id: int | None = getattr(message, "id", None)
         try:
             seq = self._command(seat, peer, message)
+        except _HeldBack:
+            return  # answered when the challenge window closes (R-S5)
         except ProtocolError as e:
             peer.push(Error.from_exception(e, re=command_id))
             if isinstance(e, HardErrors):
@@ -593,7 +605,7 @@ class TableHost:
             self._resume_peer(peer, m)
             return None
         if isinstance(m, Privacy):
-            return self._privacy(seat, m)
+            return self._privacy(seat, m, peer)
         raise BadMessage(f"{m.TYPE!r} is not a command")
 
     # --- lobby -------------------------------------------------------------------------------
@@ -717,8 +729,8 @@ class TableHost:
 
     def _bots_think(self) -> None:
         """One bot acts, when one may: a bot reads only its own seat's view."""
-        if self._bot_wait is not None:
-            return
+        if self._bot_wait is not None or self._held:
+            return  # a bot waits while an action waits for challenges (R-S5)
         bots = [(s, slot.bot) for s, slot in enumerate(self.seats) if slot.bot is not None]
         self.rng.shuffle(bots)
         for s, bot in bots:
@@ -804,12 +816,14 @@ class TableHost:
             self._journal.write(line)
             self._journal.flush()
 
-    def _privacy(self, seat: int, cmd: Privacy) -> int | None:
+    def _privacy(self, seat: int, cmd: Privacy, peer: Peer | None = None) -> int | None:
         g = self.game
         if g is None or self.state is not TableState.PLAYING:
             raise Unavailable("no game is being played")
         if g.duplicate(seat, cmd):
             return None  # a reconnecting client sent it again: already relayed
+        if self._hold_back(g, seat, cmd, peer):
+            raise _HeldBack()
         acc = g.receive(seat, cmd)
         first: int | None = None
         for m in g.accepted_log[self._logged :]:
@@ -847,9 +861,49 @@ class TableHost:
 
     _logged = 0
 
+    def _hold_back(self, g: HostGame, seat: int, cmd: Privacy, peer: Peer | None) -> bool:
+        """R-S5: in cheating mode an action that would close the bout waits for the challenge
+        window; challenges that arrive meanwhile are applied first."""
+        window = self.o.challenge_window
+        if not self.o.rules.cheating or window <= 0 or self._releasing or g.game is None:
+            return False
+        if cmd.step not in ("play", "act"):
+            return False
+        try:
+            action = action_of(decode_body(cmd.body, seat))
+        except ProtocolError:
+            return False  # refused on the spot, with its reason
+        if action.do is Do.CHALLENGE or not closes_bout(g.game, action):
+            return False
+        self.on_event({"event": "challenge_window", "seat": seat, "seconds": window})
+        self._held += 1
+        asyncio.get_running_loop().call_later(
+            window,
+            lambda: self.inbox.put_nowait((lambda: self._release(seat, cmd, peer), None)),
+        )
+        return True
+
+    def _release(self, seat: int, cmd: Privacy, peer: Peer | None) -> None:
+        self._held -= 1
+        if self.game is None:
+            return
+        self._releasing = True
+        try:
+            seq = self._privacy(seat, cmd, peer)
+        except ProtocolError as e:
+            if peer is not None:
+                peer.push(Error.from_exception(e, re=cmd.id))
+            return
+        finally:
+            self._releasing = False
+        if peer is not None:
+            peer.push(Ack(re=cmd.id, seq=seq))
+
     def _from_bot(self, seat: int, cmd: Privacy) -> None:
         try:
             self._privacy(seat, cmd)
+        except _HeldBack:
+            pass  # released when the challenge window closes (R-S5)
         except ProtocolError as e:
             log.info("bot %d refused: %s", seat, e)
             bot = self.seats[seat].bot
@@ -1149,6 +1203,10 @@ def read_frames(path: Path) -> list[Message]:
             break
         out.append(message_from_wire(frame))
     return out
+
+
+class _HeldBack(Exception):
+    """A command waits for the challenge window (R-S5); it is answered later."""
 
 
 class _Joined(Message):

@@ -160,6 +160,17 @@ def body_of(msgs: Sequence[PMessage]) -> list[dict[str, Any]]:
     return [m.to_dict() for m in msgs]
 
 
+def closes_bout(game: Game, action: Action) -> bool:
+    """Whether ``action`` would end the bout (or the game): R-S5's challenge window."""
+    trial = copy.deepcopy(game)
+    before = trial.bout_number
+    try:
+        trial.apply(action)
+    except IllegalAction:
+        return False
+    return trial.bout_number != before or trial.result is not None
+
+
 def bout_end(game: Game, before_bout: int, taking: bool, defender: int | None) -> int | None:
     """After an action: -1 when the bout was beaten off, the taker's seat when he took, None
     when the bout goes on (or the game ended: no refill then)."""
@@ -283,13 +294,18 @@ class SeatGame:
         g.check(action)
         form = action.to_dict()
         msgs: list[PMessage]
-        if action.do is Do.ATTACK:
-            msgs = [self.player.play(c, form) for c in action.cards]
-        elif action.do in (Do.COVER, Do.TRANSFER, Do.SHOW):
-            assert action.card is not None
-            msgs = [self.player.play(action.card, form, shown=action.do is Do.SHOW)]
-        else:
-            msgs = [self.player.act(form)]
+        try:
+            if action.do is Do.ATTACK:
+                msgs = [self.player.play(c, form) for c in action.cards]
+            elif action.do in (Do.COVER, Do.TRANSFER, Do.SHOW):
+                assert action.card is not None
+                msgs = [self.player.play(action.card, form, shown=action.do is Do.SHOW)]
+            else:
+                msgs = [self.player.act(form)]
+        except pv.LocalProtocolError as e:
+            # A card a successful challenge sent back to the hand (R-S3) has no proof of
+            # holding in the card-privacy protocol yet (its position was played once).
+            raise IllegalAction("R-S3", f"this card cannot be played again yet: {e}") from None
         return self._sign(msgs)
 
     # --- events from the host ---------------------------------------------------------------
