@@ -558,7 +558,11 @@ class TableBrowser:
         if self._zc is None:
             return
         info = AsyncServiceInfo(SERVICE_TYPE, name)
-        if not await info.async_request(self._zc.zeroconf, RESOLVE_TIMEOUT_MS):
+        try:
+            if not await info.async_request(self._zc.zeroconf, RESOLVE_TIMEOUT_MS):
+                return
+        except Exception as e:  # zeroconf closing under us, a socket gone: skip this one
+            log.debug("cannot resolve %r: %s", name, e)
             return
         version = IPVersion.All if self._ipv6 else IPVersion.V4Only
         try:

@@ -113,7 +113,9 @@ class Channel:
     ``peer_fingerprint`` is the host certificate's fingerprint (on a client's channel);
     ``peer_key`` the peer's public key: on a client's channel the key in the host's pinned
     certificate, on the host's once the client has proven it in the handshake.  Both sides
-    can show ``pairing_code(own key, peer_key)``."""
+    can show ``pairing_code(own key, peer_key)``.
+
+    One task reads (``recv``); any number may ``send`` (sends are serialized)."""
 
     def __init__(
         self,
