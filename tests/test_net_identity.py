@@ -191,3 +191,11 @@ def test_known_hosts_remembered_privately(tmp_path: Path) -> None:
     assert stat.S_IMODE(again.path.stat().st_mode) == 0o600
     again.path.write_text("{not json")
     assert KnownHosts.load(tmp_path).hosts == {}  # a damaged file is forgotten, not fatal
+
+
+def test_ephemeral_identity_signs_without_files() -> None:
+    bot = idm.Identity.ephemeral()
+    assert bot.key_path is None and idm.cert_public_key(bot.cert_der) == bot.public_key
+    action = Action.take(3)
+    sig = idm.sign_act(bot, game=GAME, n=0, action=action)
+    idm.verify_act(bot.public_key, sig, game=GAME, n=0, action=action)

@@ -102,8 +102,15 @@ class Identity:
 
     private_key: Ed25519PrivateKey
     cert_der: bytes
-    key_path: Path
-    cert_path: Path
+    key_path: Path | None
+    cert_path: Path | None
+
+    @classmethod
+    def ephemeral(cls, name: str = "Local Durak bot") -> Identity:
+        """A throwaway identity kept in memory only (a bot's seat key, a test): it can sign
+        and verify, but not serve TLS (no files for ``ssl`` to load)."""
+        key = Ed25519PrivateKey.generate()
+        return cls(key, make_certificate(key, name), None, None)
 
     @property
     def public_key(self) -> bytes:

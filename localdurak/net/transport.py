@@ -91,6 +91,8 @@ class PortInUse(OSError):
 def server_context(identity: Identity) -> ssl.SSLContext:
     """TLS 1.3 only, with the device certificate; clients are identified by signature, so
     no client certificate is asked for (CPython #75425)."""
+    if identity.cert_path is None or identity.key_path is None:
+        raise ValueError("an ephemeral identity cannot serve TLS: use identity.load_or_create")
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.minimum_version = ssl.TLSVersion.TLSv1_3
     ctx.load_cert_chain(identity.cert_path, identity.key_path)
