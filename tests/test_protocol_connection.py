@@ -140,3 +140,22 @@ def test_hello_twice_refused() -> None:
     p.host.receive_data(encode_frame(m.message_to_wire(m.Hello())))
     with pytest.raises(BadMessage, match="after the handshake"):
         p.host.next_message()
+
+
+def test_sending_an_invalid_message_is_our_bug_not_the_peers() -> None:
+    p = Pair()
+    p.handshake()
+    with pytest.raises(LocalProtocolError, match="between 0 and 5"):
+        p.client.send(m.Sit(id=1, seat=9))
+    with pytest.raises(LocalProtocolError, match="control characters"):
+        p.host.send(m.Bye(reason="line one\nline two"))
+
+
+def test_error_from_an_exception_is_always_sendable() -> None:
+    from localdurak.protocol.codec import IllegalMove
+
+    p = Pair()
+    err = m.Error.from_exception(IllegalMove("R-B4c: only 2 more\nmay be thrown in", rule="R-B4c"))
+    p.to_client(err)
+    assert err.message == "R-B4c: only 2 more may be thrown in" and err.rule == "R-B4c"
+    assert m.Error.from_exception(IllegalMove("x", rule="not a rule")).rule is None
