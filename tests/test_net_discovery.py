@@ -228,11 +228,16 @@ def tables_with(pred: Callable[[list[dict[str, Any]]], bool]) -> Callable[[dict[
 def test_table_found_updated_in_place_and_withdrawn(lan: netns.NetnsLan, procs: list[Proc]) -> None:
     browser = start(lan, procs, 1, "browse", "--address", lan.addresses[1], "--timeout", "30")
     browser.expect(lambda x: x["event"] == "start")
+    waiter = start(
+        lan, procs, 2, "browse", "--address", lan.addresses[2], "--wait-for", "Anna's table"
+    )
     host = start(
         lan, procs, 0, "advertise", "--address", lan.addresses[0], "--fingerprint", FP, stdin=True
     )
     host.expect(lambda x: x["event"] == "registered" and x["active"])
     line = browser.expect(tables_with(lambda ts: len(ts) == 1))
+    found = waiter.expect(lambda x: x["event"] == "found")  # TableBrowser.wait_for
+    assert [t["instance"] for t in found["tables"]] == ["Anna's table (3fa2)"]
     t = line["tables"][0]
     assert t["instance"] == "Anna's table (3fa2)" and t["name"] == "Anna's table"
     assert t["addresses"] == [lan.addresses[0]] and t["port"] == 47823
