@@ -310,3 +310,12 @@ def test_one_failing_address_does_not_stop_advertising(
     p = lan.popen(0, [sys.executable, "-c", code])
     out, err = p.communicate(timeout=30)
     assert out.strip() == f"True ['{lan.addresses[0]}'] None", err
+
+
+def test_namespace_tests_skip_only_without_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(netns.sys, "platform", "linux")
+    monkeypatch.setattr(netns.os, "geteuid", lambda: 1000)
+    assert "root" in (netns.unavailable_reason() or "")
+    monkeypatch.setattr(netns.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(netns.shutil, "which", lambda name: "/usr/sbin/ip")
+    assert netns.unavailable_reason() is None
