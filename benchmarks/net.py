@@ -1,6 +1,6 @@
 """How fast a table becomes visible on the LAN (issue 4, benchmarks/net.py, first version).
 
-    sudo python benchmarks/net.py [--runs 10] [--probe full,quick,none] [--json]
+    sudo python benchmarks/net.py [--runs 10] [--probe full,quick,none] [--cold] [--json]
 
 Makes a private LAN of network namespaces (tests/netns.py: a bridge, veth pairs, TEST-NET-1
 addresses; nothing on a real interface), runs a browser in one namespace — as the lobby
@@ -62,10 +62,42 @@ def measure(lan: netns.NetnsLan, browser: Proc, probe: str, run: int) -> float:
         host.stop()
 
 
+def measure_cold(lan: netns.NetnsLan, run: int) -> float:
+    """Host and browser start together, as when someone runs `localdurak tables` while the
+    host starts: the browser's first query finds nothing and the announcement brings it."""
+    name = f"Cold {run}"
+    browser = Proc(
+        lan.popen(1, netns.python(PEER, "browse", "--address", lan.addresses[1], "--timeout", "20"))
+    )
+    host = Proc(
+        lan.popen(
+            0,
+            netns.python(PEER, "advertise", "--address", lan.addresses[0], "--name", name),
+            stdin=-1,
+        )
+    )
+    try:
+        started = host.expect(lambda x: x["event"] == "start", timeout=20)["t"]
+        seen = browser.expect(
+            lambda x: x.get("event") == "tables" and any(t["name"] == name for t in x["tables"]),
+            timeout=20,
+        )["t"]
+        return float(seen - started)
+    finally:
+        assert host.p.stdin is not None
+        host.p.stdin.close()
+        host.p.wait(10)
+        host.stop()
+        browser.stop()
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--runs", type=int, default=10)
     p.add_argument("--probe", default="full,quick,none", help="comma-separated Probe values")
+    p.add_argument(
+        "--cold", action="store_true", help="also measure a browser started with the host"
+    )
     p.add_argument("--json", action="store_true")
     args = p.parse_args()
     reason = netns.unavailable_reason()
@@ -86,6 +118,8 @@ def main() -> int:
                 results[probe] = [measure(lan, browser, probe, i) for i in range(args.runs)]
         finally:
             browser.stop()
+        if args.cold:
+            results["quick, cold browser"] = [measure_cold(lan, i) for i in range(args.runs)]
     summary = {
         probe: {
             "median_s": round(statistics.median(xs), 3),
