@@ -615,6 +615,7 @@ class Game:
             assert self.defender is not None
             most = min(duren.MAX_LEAD, self.count(self.defender))
             key_trump = self.trump
+            # reading: a lead's cards are listed in the order hands are shown (records.md).
             return [
                 Action(seat, _ATTACK, sort_hand(cards_of(m), key_trump))
                 for m in duren.leads(hand, self.rules.duren_leads, most)
@@ -753,6 +754,8 @@ class Game:
                 )
             ranks = {c % 13 for c in a.cards}
             if len(ranks) > 1:
+                # reading: an opening of several ranks breaks R-B1; in cheating mode it is a
+                # cheat, and every card of it is (a challenge of any takes the lead back).
                 cheat = self._cheat(
                     seat, "R-B1", "a bout opens with one card or several cards of one rank"
                 )
@@ -770,6 +773,7 @@ class Game:
                     f"{', '.join(map(str, self.attackers))})",
                 )
             if self._passed >> seat & 1:
+                # reading: "a pass lasts until the table changes" — he may not throw in either.
                 raise IllegalAction(
                     "R-B9", f"seat {seat} has passed; the pass lasts until the table changes"
                 )
@@ -779,6 +783,8 @@ class Game:
                     f"the others throw in only after the main attacker (seat {self.attacker}) "
                     "has said Done",
                 )
+            # reading: a throw-in of several cards is honest when each card's rank is on the
+            # table (R-B3 "one or more cards whose rank is already on the table").
             if m & ~self._rank_cards:
                 cheat = self._cheat(
                     seat,
@@ -853,9 +859,15 @@ class Game:
         if show:
             if not same or card // 13 != self.trump:
                 raise IllegalAction("R-B7", "show a trump of the attack cards' rank")
+            # reading: the once-per-bout limit is on showing; the same trump may still be
+            # laid down as a real transfer later in the bout.
             if self._shown[seat] >> card & 1:
                 raise IllegalAction("R-B7", f"{Card(card).pretty()} was already shown this bout")
         elif not same:
+            # reading: a cheating transfer still happens only while nothing is covered and
+            # passes R-B6's count check (R-S1: counts are enforced); a show cannot cheat, as
+            # the shown card stays in the hand and nothing lies on the table to challenge.
+            # With cheats of several ranks on the table, no transfer is honest.
             cheat = self._cheat(seat, "R-B6", "a transfer adds a card of the attack cards' rank")
         new = self._next_opponent(seat)
         assert new is not None
@@ -935,6 +947,8 @@ class Game:
         if do is _COVER:
             return self._check_cover(a)
         if do is _TAKE:
+            # reading: the Dureń defender may give up and take at any time before the last
+            # card is covered, even when he could still cover (R-P4 "Otherwise he takes").
             self._check_take(seat)
             return False
         if do is _PASS:
@@ -1108,7 +1122,7 @@ class Game:
         self._info = {c: i for c, i in self._info.items() if i[1] < k}
         self._challenged &= self._table_mask
         for c, s in undone:
-            # Every player saw these cards go back: they are known in their hands now.
+            # reading: every player saw these cards go back, so they are public in their hands.
             b = 1 << c
             if not self._hands[s] & b:
                 self._hands[s] |= b
@@ -1151,6 +1165,7 @@ class Game:
             self._last_refill, self._last_draws = [], []
         if not self.stock_count:
             # R-B13: with the stock empty, a player without cards is out (seat order).
+            # reading: judged after the refill, so whoever drew the last cards stays in.
             for s in range(self.seats):
                 if not self._out_mask >> s & 1 and not self.count(s):
                     self._out.append(s)
@@ -1216,6 +1231,8 @@ class Game:
         else:
             durak = ()
         pogony = 0
+        # reading: with tie = last_defender_loses the durak did defend the last bout, so his
+        # epaulettes count too; a draw has none.
         if d in durak:
             # R-B15: the non-trump attack cards of the deck's lowest rank.
             low = lowest_rank(self.rules.deck)
