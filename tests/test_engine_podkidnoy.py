@@ -352,3 +352,18 @@ def test_refused_action_names_the_rule_and_changes_nothing() -> None:
     refused(g, "1 cover 8S 6S", "R-B5", "not an attack card")
     refused(g, "0 attack KS", "R-S1", "does not hold")
     refused(g, "7 pass", "R-C3")
+
+
+def test_listed_action_is_rechecked_once_the_game_changed() -> None:
+    g = two()
+    listed = g.legal_actions(0)
+    six = next(a for a in listed if a.cards == (C("6S"),))
+    g.apply(six)
+    # the same object, listed before the table changed, is no longer legal
+    with pytest.raises(IllegalAction, match="R-S1"):
+        g.apply(six)
+    # an equal action, not the listed object, is checked in full
+    g2 = two()
+    g2.legal_actions(0)
+    g2.apply(Action(0, Do.ATTACK, (C("6S"),)))
+    assert g2.table == g.table
