@@ -525,6 +525,8 @@ class Game:
     def legal_actions(self, seat: int) -> list[Action]:
         """records.md ``legal``: what ``seat`` may do now (honest actions only when cheating;
         a podkidnoy attack as single cards; a Dureń attack as every legal lead)."""
+        if not 0 <= seat < self.seats:
+            raise ValueError(f"there is no seat {seat} at this table (R-C3)")
         if self.result is not None or self._out_mask >> seat & 1:
             return []
         acts = self._legal_duren(seat) if self._duren else self._legal(seat)
@@ -1252,6 +1254,8 @@ class Game:
 
     def view(self, seat: int | None) -> PlayerView:
         """What ``seat`` may know (None: a spectator): its hand, public cards, counts."""
+        if seat is not None and not 0 <= seat < self.seats:
+            raise ValueError(f"there is no seat {seat} at this table (R-C3)")
         trump = self.trump
         others = tuple(
             SeatView(
