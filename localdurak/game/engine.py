@@ -122,6 +122,10 @@ _Snap = tuple[
 ]
 
 
+def _n_cards(k: int) -> str:
+    return f"{k} card" if k == 1 else f"{k} cards"
+
+
 def _cards(mask: int) -> str:
     return " ".join(c.pretty() for c in cards_of(mask))
 
@@ -292,6 +296,8 @@ class Game:
             if Card(trump_card).suit != trump_suit:
                 raise ValueError("the trump card names the trump suit (R-D2)")
             game._turned = Card(trump_card)
+        if not 0 <= first_attacker < seats:
+            raise ValueError(f"the first attacker must be a seat 0..{seats - 1} (R-F1)")
         game._start_bout(first_attacker)
         return game
 
@@ -666,8 +672,7 @@ class Game:
             more = "no more" if left <= 0 else f"only {left} more"
             return IllegalAction(
                 "R-B4c",
-                f"the defender holds {held} card{'s' if held != 1 else ''}, "
-                f"so {more} may be thrown in",
+                f"the defender holds {_n_cards(held)}, so {more} may be thrown in",
             )
         return None
 
@@ -881,8 +886,8 @@ class Game:
         if self.count(new) < n_att:
             raise IllegalAction(
                 rule,
-                f"seat {new} holds {self.count(new)} cards, fewer than the {n_att} attack cards "
-                "a transfer would give him",
+                f"seat {new} holds {_n_cards(self.count(new))}, fewer than the {n_att} "
+                "attack cards a transfer would give him",
             )
         return cheat
 
@@ -942,8 +947,7 @@ class Game:
             if len(a.cards) > held:
                 raise IllegalAction(
                     "R-P3",
-                    f"the defender holds {held} card{'s' if held != 1 else ''}, "
-                    "so the lead may not be longer",
+                    f"the defender holds {_n_cards(held)}, so the lead may not be longer",
                 )
             return False
         if do is _COVER:
@@ -981,19 +985,20 @@ class Game:
         self.log.append(action)
         if do is _ATTACK:
             for c in action.cards:
+                c = CARDS[c]  # a plain int index becomes the Card
                 self._play(seat, c, cheat)
                 self._att.append(c)
                 self._cov.append(None)
                 self._uncovered += 1
         elif do is _COVER:
-            card, on = action.card, action.on
-            assert card is not None and on is not None
+            assert action.card is not None and action.on is not None
+            card, on = CARDS[action.card], action.on
             self._play(seat, card, cheat)
             self._cov[self._att.index(on)] = card
             self._uncovered -= 1
         elif do is _TRANSFER or do is _SHOW:
-            card = action.card
-            assert card is not None
+            assert action.card is not None
+            card = CARDS[action.card]
             if do is _TRANSFER:
                 self._play(seat, card, cheat)
                 self._att.append(card)
@@ -1098,6 +1103,7 @@ class Game:
             return
         # R-S3: back to just before the action that played the cheat.
         undone = [(c, s) for c, (s, kk, _) in self._info.items() if kk >= k]
+        seen = self._pub  # still in those hands after the rollback (hands only lost cards)
         (
             hands,
             unknown,
@@ -1125,11 +1131,13 @@ class Game:
         self._challenged &= self._table_mask
         for c, s in undone:
             # reading: every player saw these cards go back, so they are public in their hands.
-            b = 1 << c
-            if not self._hands[s] & b:
-                self._hands[s] |= b
-                self._unknown[s] -= 1
-            self._pub[s] |= b
+            self._pub[s] |= 1 << c
+        for s in range(self.seats):
+            # ... and whatever was public in a hand stays so.
+            self._pub[s] |= seen[s]
+            extra = self._pub[s] & ~self._hands[s]
+            self._hands[s] |= extra
+            self._unknown[s] -= extra.bit_count()
         self._passed = 0  # R-B9: a challenge that takes cards back changes the table
         self._mark(by)
 
