@@ -535,6 +535,8 @@ class Game:
             raise ValueError(f"there is no seat {seat} at this table (R-C3)")
         if self.result is not None or self._out_mask >> seat & 1:
             return []
+        if not self._att and seat != self.attacker:
+            return []  # only the main attacker acts before the bout opens (R-B1)
         acts = self._legal_duren(seat) if self._duren else self._legal(seat)
         if self._cheating:
             self._legal_challenges(seat, acts)
@@ -989,14 +991,37 @@ class Game:
                 self._play(seat, c, cheat)
                 self._att.append(c)
                 self._cov.append(None)
-                self._uncovered += 1
-        elif do is _COVER:
+            self._uncovered += len(action.cards)
+            if self._duren:
+                return
+            self._passed = 0  # R-B9: the table changed
+            if self._taking:
+                self._maybe_end()  # R-B10b: the limits may allow nothing more now
+            return
+        if do is _COVER:
             assert action.card is not None and action.on is not None
-            card, on = CARDS[action.card], action.on
+            card = CARDS[action.card]
             self._play(seat, card, cheat)
-            self._cov[self._att.index(on)] = card
+            self._cov[self._att.index(action.on)] = card
             self._uncovered -= 1
-        elif do is _TRANSFER or do is _SHOW:
+            if self._duren:
+                if not self._uncovered:
+                    self._end_bout(True)  # R-P4: all covered
+                return
+            self._passed = 0
+            if not self._uncovered:
+                self._maybe_end()
+            return
+        if do is _PASS:
+            self._passed |= 1 << seat
+            self._maybe_end()
+            return
+        if do is _TAKE:
+            self._taking = True
+            if self._duren:
+                self._end_bout(False)  # R-P4: nobody throws in, the bout ends at once
+                return
+        else:
             assert action.card is not None
             card = CARDS[action.card]
             if do is _TRANSFER:
@@ -1016,18 +1041,6 @@ class Game:
             self.attacker = seat
             self.defender = self._next_opponent(seat)
             self._attackers = self._compute_attackers()
-        elif do is _TAKE:
-            self._taking = True
-        else:  # pass
-            self._passed |= 1 << seat
-            self._maybe_end()
-            return
-        if self._duren:
-            if do is _TAKE:
-                self._end_bout(False)
-            elif do is _COVER and not self._uncovered:
-                self._end_bout(True)
-            return
         self._passed = 0  # R-B9: the table changed
         self._maybe_end()
 
