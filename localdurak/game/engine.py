@@ -535,28 +535,33 @@ class Game:
             raise ValueError(f"there is no seat {seat} at this table (R-C3)")
         if self.result is not None or self._out_mask >> seat & 1:
             return []
-        if not self._att and seat != self.attacker:
+        att = self._att
+        if not att and seat != self.attacker:
             return []  # only the main attacker acts before the bout opens (R-B1)
-        acts = self._legal_duren(seat) if self._duren else self._legal(seat)
-        if self._cheating:
-            self._legal_challenges(seat, acts)
+        if self._duren:
+            acts = self._legal_duren(seat)
+        else:
+            acts = self._legal(seat, att) if att else self._legal_open(seat)
+            if self._cheating:
+                self._legal_challenges(seat, acts)
         self._memo_ver[seat] = self._ver
         self._memo_acts[seat] = acts
         return acts[:]
 
-    def _legal(self, seat: int) -> list[Action]:
+    def _legal_open(self, seat: int) -> list[Action]:
+        # R-B1: any card opens (several of one rank may go together).
         acts: list[Action] = []
         hand = self._hands[seat]
-        att = self._att
-        if not att:
-            if seat == self.attacker:
-                # R-B1: any card opens (several of one rank may go together).
-                row = _ATTACK1[seat]
-                while hand:
-                    low = hand & -hand
-                    acts.append(row[low.bit_length() - 1])
-                    hand ^= low
-            return acts
+        row = _ATTACK1[seat]
+        while hand:
+            low = hand & -hand
+            acts.append(row[low.bit_length() - 1])
+            hand ^= low
+        return acts
+
+    def _legal(self, seat: int, att: list[Card]) -> list[Action]:
+        acts: list[Action] = []
+        hand = self._hands[seat]
         if seat == self.defender:
             if not self._taking:
                 beats = self._beats
@@ -986,11 +991,21 @@ class Game:
             self._snaps.append(self._snapshot())
         self.log.append(action)
         if do is _ATTACK:
+            hands, att, cov = self._hands, self._att, self._cov
             for c in action.cards:
                 c = CARDS[c]  # a plain int index becomes the Card
-                self._play(seat, c, cheat)
-                self._att.append(c)
-                self._cov.append(None)
+                b = 1 << c
+                if hands[seat] & b:
+                    hands[seat] ^= b
+                    self._pub[seat] &= ~b
+                else:
+                    self._unknown[seat] -= 1
+                self._table_mask |= b
+                self._rank_cards |= RANK_MASK[c % 13]
+                if self._cheating:
+                    self._info[c] = (seat, len(self._snaps) - 1, cheat)
+                att.append(c)
+                cov.append(None)
             self._uncovered += len(action.cards)
             if self._duren:
                 return
