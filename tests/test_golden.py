@@ -1,0 +1,401 @@
+"""Golden records (tests/golden/): whole games of every variant, replayed action by action.
+
+Each ``NAME.record.json`` has ``NAME.steps.jsonl``: the `localdurak replay --json` object after
+0, 1, 2 ... actions.  Those written by tests/golden/generate.py only pin what our engine does,
+so below, key positions of several are checked against rules.md by hand (the expectations are
+literal, worked out from the record's deck), and the ``hand-*`` records, written by hand, have
+their states written out in full.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from localdurak.game.cards import Card
+from localdurak.protocol.records import Record, parse_record, replay, replay_steps
+
+GOLDEN = Path(__file__).parent / "golden"
+NAMES = sorted(p.name.removesuffix(".record.json") for p in GOLDEN.glob("*.record.json"))
+
+
+def load(name: str) -> Record:
+    return parse_record((GOLDEN / f"{name}.record.json").read_text(encoding="utf-8"))
+
+
+def steps(name: str) -> list[dict[str, Any]]:
+    return list(replay_steps(load(name)))
+
+
+def test_there_are_goldens_for_every_variant() -> None:
+    variants = {load(n).rules.variant.value for n in NAMES}
+    assert variants == {"podkidnoy", "perevodnoy", "duren"}
+    assert len(NAMES) >= 30
+    assert sum(not json.loads(_last_line(n))["ok"] for n in NAMES) >= 4
+
+
+def _last_line(name: str) -> str:
+    return (GOLDEN / f"{name}.steps.jsonl").read_text(encoding="utf-8").splitlines()[-1]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_golden_action_by_action(name: str) -> None:
+    record = load(name)
+    expected = (GOLDEN / f"{name}.steps.jsonl").read_text(encoding="utf-8").splitlines()
+    got = list(replay_steps(record))
+    assert len(got) == len(expected), f"{name}: {len(got)} steps, golden has {len(expected)}"
+    for i, (g, line) in enumerate(zip(got, expected, strict=True)):
+        e = json.loads(line)
+        if g != e:
+            action = record.actions[i - 1].to_dict() if i else "the deal"
+            diff = {k: (e.get(k), g.get(k)) for k in e if e.get(k) != g.get(k)}
+            pytest.fail(f"{name}: after {i} actions (last: {action}) golden != ours: {diff}")
+    # replay() (the --json command) ends where the steps end.
+    assert replay(record) == got[-1]
+
+
+def test_golden_records_round_trip() -> None:
+    for name in NAMES:
+        text = (GOLDEN / f"{name}.record.json").read_text(encoding="utf-8")
+        assert load(name).to_json() == text, name
+
+
+# --- hand-written records: states worked out by hand from rules.md --------------------------
+
+
+def test_hand_first_bout_five_take_and_refill() -> None:
+    """2 players, dealer 1: seat 0 is dealt the even cards (R-D1), 9H is turned (R-D2);
+    seat 0 holds 6H, the lowest trump, and attacks first (R-F1).  The first bout reaches five
+    attack cards (R-B4b), so the take ends it at once (R-B10b); the taker draws nothing, seat 0
+    draws 5 from the top (R-B12).  Ten of four suits are led together (R-B1); a 9 is refused
+    because no 9 is on the table (R-B3)."""
+    s = steps("hand-podkidnoy-first-bout-five")
+    deal = s[0]
+    assert deal["state"]["hands"] == [
+        ["6S", "6D", "6C", "7D", "TC", "6H"],
+        ["7S", "7C", "8D", "QC", "KS", "AH"],
+    ]
+    assert (deal["state"]["trump"], deal["state"]["trump_card"]) == ("H", "9H")
+    assert (deal["state"]["attacker"], deal["state"]["defender"]) == (0, 1)
+    assert deal["legal"]["1"] == []
+    assert sorted(a["cards"][0] for a in deal["legal"]["0"]) == sorted(
+        ["6S", "6D", "6C", "7D", "TC", "6H"]
+    )
+    after_fifth = s[9]["legal"]  # 6H thrown in as the fifth card: only take remains
+    assert after_fifth == {"0": [{"do": "pass"}], "1": [{"do": "take"}]}
+    after_take = s[10]["state"]
+    assert after_take["table"] == [] and after_take["phase"] == "bout"
+    assert after_take["hands"][0] == ["9S", "9C", "TS", "TD", "TC", "TH"]
+    assert len(after_take["hands"][1]) == 11
+    assert (after_take["stock"], after_take["attacker"], after_take["defender"]) == (19, 0, 1)
+    assert s[-1] == {
+        "ok": False,
+        "applied": 13,
+        "error": s[-1]["error"],
+        "state": {
+            "trump": "H",
+            "trump_card": "9H",
+            "stock": 19,
+            "discard": 0,
+            "hands": [["9S", "9C"], ["6S", "6D", "6C", "7S", "7D", "7C", "8D", "6H", "AH"]],
+            "table": [["TC", "QC"], ["TS", "KS"], ["TD", None], ["TH", None]],
+            "attacker": 0,
+            "defender": 1,
+            "phase": "bout",
+            "out": [],
+            "marked": [],
+        },
+        "legal": {
+            "0": [{"do": "pass"}],
+            "1": [
+                {"do": "cover", "card": "6H", "on": "TD"},
+                {"do": "cover", "card": "AH", "on": "TD"},
+                {"do": "cover", "card": "AH", "on": "TH"},
+                {"do": "take"},
+            ],
+        },
+        "result": None,
+    }
+    assert s[-1]["error"].startswith("R-B3")
+
+
+def test_hand_transfer_show_and_refill_order() -> None:
+    """3 players, perevodnoy with trump show, dealer 2: seat 0 holds 6H, the lowest trump
+    (R-F1), and leads 7S at seat 1, who transfers with 7C (R-B6) to seat 2, who shows 7H
+    (R-B7, it stays in his hand) back to seat 0.  Seat 0 opened the bout and is its final
+    defender, so he draws last (R-B12): seat 1 draws 6S first, then seat 0 6D 6C 8D."""
+    s = steps("hand-perevodnoy-show-refill")
+    shown = s[3]["state"]
+    assert shown["table"] == [["7S", None], ["7C", None]]
+    assert (shown["attacker"], shown["defender"]) == (2, 0)
+    assert "7H" in shown["hands"][2]
+    assert s[-1]["state"] == {
+        "trump": "H",
+        "trump_card": "TH",
+        "stock": 14,
+        "discard": 4,
+        "hands": [
+            ["6D", "6C", "8D", "TD", "QS", "6H"],
+            ["6S", "8S", "8C", "9D", "KC", "AS"],
+            ["9C", "JD", "QD", "KD", "AD", "7H"],
+        ],
+        "table": [],
+        "attacker": 0,
+        "defender": 1,
+        "phase": "bout",
+        "out": [],
+        "marked": [],
+    }
+    # R-B11: after a successful defence the defender (seat 0) attacks; only he may lead (R-B1).
+    assert (s[-1]["ok"], s[-1]["applied"]) == (False, 7)
+    assert s[-1]["legal"]["1"] == [] and s[-1]["legal"]["2"] == []
+    assert len(s[-1]["legal"]["0"]) == 6
+
+
+def test_hand_challenges_both_ways() -> None:
+    """Cheating mode: seat 0 challenges an honest cover and is marked (R-S4); seat 1 covers
+    6C with 8D (a cheat, R-S1), is caught, 8D goes back (R-S3) and seat 1 is marked; a marked
+    seat 0 may no longer throw in a rank that is not on the table."""
+    s = steps("hand-cheating-challenges")
+    assert s[3]["state"]["marked"] == [0]
+    assert s[3]["state"]["table"] == [["6S", "7S"]]
+    assert s[5]["state"]["table"] == [["6S", "7S"], ["6C", "8D"]]
+    caught = s[6]["state"]
+    assert caught["table"] == [["6S", "7S"], ["6C", None]]
+    assert caught["marked"] == [0, 1]
+    assert "8D" in caught["hands"][1]
+    last = s[-1]
+    assert (last["ok"], last["applied"]) == (False, 7)
+    assert last["state"]["hands"] == [["6D", "7D", "TC", "6H"], ["8D", "QC", "KS", "AH"]]
+    # Honest actions only (records.md); challenges of the other seat's cards on the table.
+    assert [a for a in last["legal"]["0"] if a["do"] != "challenge"] == [
+        {"do": "attack", "cards": ["6D"]},
+        {"do": "attack", "cards": ["7D"]},
+        {"do": "attack", "cards": ["6H"]},
+        {"do": "pass"},
+    ]
+    assert {"do": "challenge", "card": "7C"} in last["legal"]["0"]
+    assert [a for a in last["legal"]["1"] if a["do"] != "challenge"] == [{"do": "take"}]
+    assert {a["card"] for a in last["legal"]["1"] if a["do"] == "challenge"} == {"6S", "6C"}
+
+
+def test_hand_24_cards_both_out_in_the_last_bout_is_a_draw() -> None:
+    """24 cards, 2 players: three-card leads, the stock runs out in the second refill (the
+    trump card 9H drawn last, R-B12), and in the last bout Ann covers Bob's last card with her
+    last card: the bout ends at once (R-B13) and both are out together: a draw (R-B14)."""
+    s = steps("hand-podkidnoy-24-draw")
+    refill2 = s[10]["state"]
+    # Hand order: non-trumps by rank, then trumps by rank (records.md).
+    assert refill2["hands"] == [
+        ["JS", "JD", "9H", "TH", "JH", "QH"],
+        ["JC", "AS", "AD", "AC", "KH", "AH"],
+    ]
+    assert (refill2["stock"], refill2["trump_card"]) == (0, None)
+    assert s[-1] == {
+        "ok": True,
+        "applied": 23,
+        "error": None,
+        "state": {
+            "trump": "H",
+            "trump_card": None,
+            "stock": 0,
+            "discard": 24,
+            "hands": [[], []],
+            "table": [],
+            "attacker": None,
+            "defender": None,
+            "phase": "over",
+            "out": [0, 1],
+            "marked": [],
+        },
+        "legal": {"0": [], "1": []},
+        "result": {"durak": [], "draw": True, "pogony": 0},
+    }
+
+
+# --- engine-written goldens: key positions worked out by hand from the record ---------------
+
+
+def dealt(record: Record) -> list[list[Card]]:
+    """R-D1 by hand: one card at a time, clockwise from the dealer's left."""
+    hands: list[list[Card]] = [[] for _ in range(record.seats)]
+    n = record.seats * record.rules.hand_size
+    for i, card in enumerate(record.deck[:n]):
+        hands[(record.dealer + 1 + i) % record.seats].append(card)
+    return hands
+
+
+def test_key_positions_podkidnoy_2p_36() -> None:
+    """Dealer 0, so seat 1 gets the first card (R-D1); KS is turned (R-D2), spades are trump;
+    seat 0 holds TS and AS, seat 1 no spade: seat 0 attacks first (R-F1).  Bout 1: seat 1
+    takes TS, seat 0 draws 8D, the top of the stock (R-B12), and attacks again (R-B11)."""
+    s = steps("podkidnoy-2p-36")
+    st = s[0]["state"]
+    assert (st["trump"], st["trump_card"], st["stock"]) == ("S", "KS", 24)
+    assert st["hands"] == [
+        ["7C", "TD", "QD", "KD", "TS", "AS"],
+        ["7H", "9H", "JH", "JD", "QH", "QC"],
+    ]
+    assert (st["attacker"], st["defender"]) == (0, 1)
+    st = s[4]["state"]
+    assert "8D" in st["hands"][0] and "TS" in st["hands"][1]
+    assert (len(st["hands"][0]), len(st["hands"][1]), st["stock"]) == (6, 7, 23)
+    assert (st["attacker"], st["defender"], st["table"]) == (0, 1, [])
+
+
+def test_key_positions_r_d3_no_card_left() -> None:
+    """4 players on 24 cards: every card is dealt (R-D3).  The dealer's last card, 9H, makes
+    hearts trump; nothing is turned (trump_card null) and the stock is empty; seat 2 holds
+    9H, the lowest trump, and attacks seat 3 (R-F1, R-F3)."""
+    st = steps("podkidnoy-4p-24-no-stock")[0]["state"]
+    assert (st["trump"], st["trump_card"], st["stock"]) == ("H", None, 0)
+    assert st["hands"] == [
+        ["QC", "KS", "KC", "AC", "TH", "AH"],
+        ["TC", "JS", "KD", "AS", "AD", "JH"],
+        ["9D", "TS", "JC", "QD", "9H", "QH"],
+        ["9S", "9C", "TD", "JD", "QS", "KH"],
+    ]
+    assert (st["attacker"], st["defender"]) == (2, 3)
+
+
+def test_key_positions_japanese() -> None:
+    """R-D4: diamonds are trump, no card is turned, the stock is the other 24 cards; seat 1
+    holds 7D and QD, seat 0 no diamond: seat 1 attacks first.  R-B5 Japanese: a spade is never
+    covered by anything but a higher spade, trumps included."""
+    s = steps("japanese-2p")
+    st = s[0]["state"]
+    assert (st["trump"], st["trump_card"], st["stock"]) == ("D", None, 24)
+    assert (st["attacker"], st["defender"]) == (1, 0)
+    covers_on_spades = [
+        a
+        for step in s
+        for acts in step["legal"].values()
+        for a in acts
+        if a["do"] == "cover" and a["on"].endswith("S")
+    ]
+    assert covers_on_spades, "the game never covers a spade"
+    for a in covers_on_spades:
+        assert a["card"].endswith("S") and _rank(a["card"]) > _rank(a["on"]), a
+
+
+def _rank(text: str) -> int:
+    return Card.parse(text).rank
+
+
+def test_key_positions_series() -> None:
+    """R-F2 at_durak: the previous durak (seat 2) is attacked by the opponent on his right
+    (seat 1).  R-F2 from_durak with teams: the durak is the losing team's lowest seat (1),
+    the player on his left (seat 2) attacks first, at seat 3; R-D5: seat 1 deals."""
+    st = steps("series-at-durak")[0]["state"]
+    assert (st["attacker"], st["defender"]) == (1, 2)
+    record = load("series-from-durak")
+    assert record.dealer == 1
+    st = steps("series-from-durak")[0]["state"]
+    assert (st["attacker"], st["defender"]) == (2, 3)
+
+
+def test_key_positions_duren() -> None:
+    """R-P1: hands of 5, the player on the dealer's left (seat 0, dealer 1) leads first;
+    TC, the eleventh card, is turned: clubs are trump."""
+    st = steps("duren-2p-pairs")[0]["state"]
+    assert (st["trump"], st["trump_card"], st["stock"]) == ("C", "TC", 26)
+    assert st["hands"] == [["8S", "8D", "QD", "KD", "JC"], ["6D", "7S", "9S", "TH", "JH"]]
+    assert (st["attacker"], st["defender"]) == (0, 1)
+
+
+def test_key_positions_pogony() -> None:
+    """Spades are trump (TS, the 19th card, is turned).  In the last bout seat 1 leads 6H,
+    seat 0 takes and seat 1 throws in 6C, his last card: seat 0 is the durak, and both sixes
+    of that bout, neither a trump, are on his shoulders (R-B15): 2 pogony."""
+    s = steps("pogony")
+    assert s[0]["state"]["trump_card"] == "TS"
+    assert s[-1]["result"] == {"durak": [0], "draw": False, "pogony": 2}
+    assert s[-1]["state"]["phase"] == "over"
+
+
+# --- rules checked in every golden by a small independent reading of rules.md ---------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_R_D1_R_D2_deal_in_every_golden(name: str) -> None:
+    record = load(name)
+    st = steps(name)[0]["state"]
+    n = record.seats * record.rules.hand_size
+    trump_card = None if record.rules.japanese or n == len(record.deck) else record.deck[n]
+    trump = "D" if record.rules.japanese else (trump_card or record.deck[n - 1]).suit.letter
+    assert st["trump"] == trump
+    assert st["trump_card"] == (None if trump_card is None else str(trump_card))
+    assert st["stock"] == len(record.deck) - n
+    assert [sorted(h) for h in st["hands"]] == [sorted(map(str, h)) for h in dealt(record)]
+
+
+def _stock_order(record: Record) -> list[str]:
+    """The order the stock is drawn in: from the top, the trump card last (R-D2, R-D4)."""
+    n = record.seats * record.rules.hand_size
+    rest = [str(c) for c in record.deck[n:]]
+    if record.rules.japanese or not rest:
+        return rest
+    return rest[1:] + rest[:1]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_R_B11_R_B12_refills_and_next_attacker_in_every_golden(name: str) -> None:
+    """R-B12: after a bout the opener draws first, then the others clockwise from him, the
+    final defender last, each up to the hand size, from the top of the stock.  R-B11: after a
+    successful defence the defender attacks next, after a take the player on his left."""
+    record = load(name)
+    s = steps(name)
+    seats, hand_size = record.seats, record.rules.hand_size
+    stock = _stock_order(record)
+    drawn_so_far = checked_next = 0
+    opener = None
+    for i, action in enumerate(record.actions[: len(s) - 1], 1):
+        before, after = s[i - 1]["state"], s[i]["state"]
+        if not s[i]["ok"]:
+            break
+        if not before["table"] and action.do.value == "attack":
+            opener = action.seat
+        if action.do.value == "challenge" or not before["table"] or after["table"]:
+            continue
+        # The bout ended with this action.
+        assert opener is not None
+        defender = before["defender"]
+        played = {str(c) for c in action.cards} | (
+            {str(action.card)} if action.card is not None and action.do.value != "show" else set()
+        )
+        table = {c for pair in before["table"] for c in pair if c} | played
+        took = after["discard"] == before["discard"] or bool(table & set(after["hands"][defender]))
+        draws: dict[int, list[str]] = {}
+        for seat in range(seats):
+            old = set(before["hands"][seat]) - (played if seat == action.seat else set())
+            if seat == defender and took:
+                old |= table & set(after["hands"][seat])
+            new = set(after["hands"][seat])
+            assert old <= new, f"{name} step {i}: seat {seat} lost cards in the refill"
+            draws[seat] = sorted(new - old, key=stock.index)
+        order = [(opener + k) % seats for k in range(seats)]
+        order = [x for x in order if x != defender] + [defender]
+        sequence = [c for seat in order for c in draws[seat]]
+        assert sequence == stock[drawn_so_far : drawn_so_far + len(sequence)], (
+            f"{name} step {i}: drew {sequence} in the order {order}"
+        )
+        drawn_so_far += len(sequence)
+        assert after["stock"] == len(stock) - drawn_so_far
+        if after["stock"]:
+            assert all(len(after["hands"][x]) >= hand_size for x in range(seats)), name
+        if after["phase"] == "over":
+            continue
+        active = [x for x in range(seats) if x not in after["out"]]
+        if record.rules.teams.value == "none":
+            nxt = defender if not took else (defender + 1) % seats
+            while nxt not in active:
+                nxt = (nxt + 1) % seats
+            assert after["attacker"] == nxt, f"{name} step {i}: R-B11"
+            checked_next += 1
+    if stock and s[-1]["state"]["phase"] == "over":
+        assert drawn_so_far == len(stock), f"{name}: the stock was never drawn"
+    if record.rules.teams.value == "none" and len(record.actions) > 30:
+        assert checked_next > 0
