@@ -121,3 +121,15 @@ def test_account_challenges_and_pogony() -> None:
     assert "Result: seat 0 is the durak, with 2 pogony (6s on the shoulders, R-B15)." in p.stdout
     p = run(str(GOLDEN / "teams-2v2.record.json"))
     assert "Result: seat 1 and seat 3 are the durak." in p.stdout
+
+
+def test_account_duren_partial_defence() -> None:
+    """R-P5: the covered pair is discarded, the rest picked up; the taker draws nothing."""
+    p = run(str(GOLDEN / "duren-3p-partial.record.json"), "--ascii")
+    assert p.returncode == 0
+    assert (
+        "  seat 0 covers JC with 7S\n  seat 0 takes (Beru)\n"
+        "  2 covered cards to the discard pile\n  seat 0 picks up 10C 10S\n"
+        "  Refill: seat 2 draws 9S AD 8S (stock 9 left)\n"
+    ) in p.stdout
+    assert p.stdout.rstrip().endswith("Result: seat 1 is the dureń.")

@@ -399,3 +399,38 @@ def test_R_B11_R_B12_refills_and_next_attacker_in_every_golden(name: str) -> Non
         assert drawn_so_far == len(stock), f"{name}: the stock was never drawn"
     if record.rules.teams.value == "none" and len(record.actions) > 30:
         assert checked_next > 0
+
+
+def test_key_positions_tie_last_defender_loses() -> None:
+    """R-B14 tie = last_defender_loses: in the last bout seat 1 leads 9S and throws in 9C and
+    QD, his last cards; seat 0 covers QD with AD, his last card (R-B13): both are out in the
+    same bout, so the defender, seat 0, is the durak; hearts are trump and 9 is the lowest
+    rank of 24 cards, so 9S and 9C are two pogony (R-B15)."""
+    s = steps("tie-last-defender-loses")
+    assert s[0]["state"]["trump"] == "H"
+    before_last = s[-2]["state"]
+    assert before_last["table"] == [["9S", "KH"], ["9C", "QC"], ["QD", None]]
+    assert before_last["hands"] == [["AD"], []]
+    assert (before_last["attacker"], before_last["defender"]) == (1, 0)
+    assert s[-1]["result"] == {"durak": [0], "draw": False, "pogony": 2}
+    assert s[-1]["state"]["out"] == [0, 1]
+
+
+def test_key_positions_duren_partial_defence() -> None:
+    """R-P5: seat 0 covers only JC of the lead TC JC TS and takes: the covered pair is
+    discarded (6 -> 8), he takes TC and TS, and loses his turn: seat 1, on his left, leads
+    next (R-P4)."""
+    s = steps("duren-3p-partial")
+    before, after = s[12]["state"], s[13]["state"]
+    assert before["table"] == [["TC", None], ["JC", "7S"], ["TS", None]]
+    assert (before["discard"], after["discard"]) == (6, 8)
+    assert {"TC", "TS"} <= set(after["hands"][0]) and "JC" not in after["hands"][0]
+    assert (after["attacker"], after["defender"]) == (1, 2)
+
+
+def test_key_positions_draw() -> None:
+    """R-B14 tie = draw: the last two players run out in the same bout."""
+    s = steps("draw")
+    assert s[-1]["result"] == {"durak": [], "draw": True, "pogony": 0}
+    assert s[-1]["state"]["hands"] == [[], []]
+    assert sorted(s[-1]["state"]["out"]) == [0, 1]

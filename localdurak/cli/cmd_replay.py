@@ -243,18 +243,22 @@ class _Teller:
         if action.card is not None and action.do in (Do.COVER, Do.TRANSFER):
             played.add(action.card)
         on_table = {c for pair in before["table"] for c in pair if c is not None} | played
-        taker = None
-        if g.discard_count > before["discard"]:
-            self.say(f"Bito: {g.discard_count - before['discard']} cards to the discard pile", 1)
-        else:
-            taker = before["defender"]
-            if taker is not None:
-                self.say(f"{self.who(taker)} picks up {self.cards(on_table)}", 1)
+        taker = before["defender"]
+        # What the defender took (all of it, or in a Dureń partial defence the uncovered cards,
+        # R-P5); the rest went to the discard pile.
+        picked = on_table & set(g.hand(taker)) if taker is not None else set()
+        discarded = g.discard_count - before["discard"]
+        if discarded and not picked:
+            self.say(f"Bito: {discarded} cards to the discard pile", 1)
+        elif discarded:
+            self.say(f"{discarded} covered cards to the discard pile", 1)
+        if picked and taker is not None:
+            self.say(f"{self.who(taker)} picks up {self.cards(picked)}", 1)
         drawn: list[tuple[int, Card]] = []
         for s in seats:
             old = before["hands"][s] - (played if s == action.seat else set())
             if s == taker:
-                old = old | on_table
+                old = old | picked
             drawn += [(s, c) for c in set(g.hand(s)) - old]
         if drawn:
             drawn.sort(key=lambda sc: self.position[sc[1]])
