@@ -434,3 +434,26 @@ def test_key_positions_draw() -> None:
     assert s[-1]["result"] == {"durak": [], "draw": True, "pogony": 0}
     assert s[-1]["state"]["hands"] == [[], []]
     assert sorted(s[-1]["state"]["out"]) == [0, 1]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_R_B4_limits_and_card_count_in_every_golden(name: str) -> None:
+    """R-B4 (also in cheating mode): at most 6 attack cards, 5 until the first successful
+    defence (first_bout_five), 5 in Dureń (R-P3); never more uncovered attack cards than the
+    defender holds; and every card is somewhere: hands, table, stock or discard."""
+    record = load(name)
+    rules = record.rules
+    for i, step in enumerate(steps(name)):
+        st = step["state"]
+        cards = sum(map(len, st["hands"])) + st["stock"] + st["discard"]
+        cards += sum(1 + (cover is not None) for _, cover in st["table"])
+        assert cards == len(record.deck), f"{name} step {i}"
+        if not st["table"]:
+            continue
+        if rules.variant.value == "duren":
+            limit = 5
+        else:
+            limit = 5 if rules.first_bout_five and st["discard"] == 0 else 6
+        assert len(st["table"]) <= limit, f"{name} step {i}: R-B4a/b"
+        uncovered = sum(cover is None for _, cover in st["table"])
+        assert uncovered <= len(st["hands"][st["defender"]]), f"{name} step {i}: R-B4c"
