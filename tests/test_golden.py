@@ -457,3 +457,64 @@ def test_R_B4_limits_and_card_count_in_every_golden(name: str) -> None:
         assert len(st["table"]) <= limit, f"{name} step {i}: R-B4a/b"
         uncovered = sum(cover is None for _, cover in st["table"])
         assert uncovered <= len(st["hands"][st["defender"]]), f"{name} step {i}: R-B4c"
+
+
+def test_hand_perevodnoy_two_players_transfer_back() -> None:
+    """2 players, perevodnoy: seat 0 (6C, the lowest club; AC turned) leads 8S; seat 1
+    transfers with 8D and the bout comes back to seat 0, now the defender, with seat 1 as
+    main attacker (R-B6).  Once 8S is covered, seat 0 may no longer transfer with 8H."""
+    s = steps("hand-perevodnoy-2p-transfer-back")
+    st = s[2]["state"]
+    assert st["table"] == [["8S", None], ["8D", None]]
+    assert (st["attacker"], st["defender"]) == (1, 0)
+    assert {"do": "transfer", "card": "8H"} in s[2]["legal"]["0"]
+    assert s[-1] == {
+        "ok": False,
+        "applied": 3,
+        "error": s[-1]["error"],
+        "state": {
+            "trump": "C",
+            "trump_card": "AC",
+            "stock": 24,
+            "discard": 0,
+            "hands": [["8H", "TS", "AS", "6C"], ["9H", "JH", "QD", "KD", "8C"]],
+            "table": [["8S", "9S"], ["8D", None]],
+            "attacker": 1,
+            "defender": 0,
+            "phase": "bout",
+            "out": [],
+            "marked": [],
+        },
+        "legal": {
+            "0": [{"do": "cover", "card": "6C", "on": "8D"}, {"do": "take"}],
+            "1": [
+                {"do": "attack", "cards": ["9H"]},
+                {"do": "attack", "cards": ["8C"]},
+                {"do": "pass"},
+            ],
+        },
+        "result": None,
+    }
+    assert s[-1]["error"].startswith("R-B6")
+
+
+def test_hand_duren_pairs_are_one_colour() -> None:
+    """Dureń, leads in pairs (R-P2): seat 0, on the dealer's left, leads first (R-P1) the red
+    pair 9H 9D and one more card, 7S; all covered, the cards are discarded and seat 1 leads
+    next (R-P4) after the refill, attacker first (R-P6).  6C 6H is one rank in two colours:
+    not a pair, refused; seat 1's legal leads are his five single cards."""
+    s = steps("hand-duren-pairs-colour")
+    leads = [a["cards"] for a in s[0]["legal"]["0"]]
+    assert ["9H", "9D"] in leads and ["9H", "9D", "7S"] in leads and ["9H", "9D", "KC"] in leads
+    assert ["9H", "9S"] not in leads and ["9D", "9S"] not in leads
+    assert s[0]["legal"]["1"] == []
+    last = s[-1]
+    assert (last["ok"], last["applied"]) == (False, 4)
+    assert last["error"].startswith("R-P2")
+    st = last["state"]
+    assert st["hands"] == [["7H", "7D", "8H", "KC", "9S"], ["6H", "6C", "8D", "8C", "QC"]]
+    assert (st["stock"], st["discard"], st["attacker"], st["defender"]) == (20, 6, 1, 0)
+    assert last["legal"] == {
+        "0": [],
+        "1": [{"do": "attack", "cards": [c]} for c in ("6H", "6C", "8D", "8C", "QC")],
+    }
