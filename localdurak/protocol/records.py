@@ -502,9 +502,11 @@ def _line(obj: Mapping[str, Any]) -> str:
 def read_journal(text: str | bytes) -> dict[str, Any]:
     """Fold a journal back into the record object (not validated: the deck may be missing).
 
-    A last line without its newline is a write the crash cut short: it is ignored, since the
-    writer flushes each line whole and nothing after it was applied.  Any other bad line makes
-    the journal unreadable (`RecordError`)."""
+    A last line without its newline is a write the crash cut short: it is ignored.  That is
+    safe because the writer (the host) writes and flushes each line, newline included, before
+    it announces the action to anybody, so an action whose line is incomplete never happened
+    for the players either.  Any other bad line makes the journal unreadable (`RecordError`).
+    The host resumes from this object: ``Action.from_dict`` on each of its ``actions``."""
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
