@@ -518,3 +518,53 @@ def test_hand_duren_pairs_are_one_colour() -> None:
         "0": [],
         "1": [{"do": "attack", "cards": [c]} for c in ("6H", "6C", "8D", "8C", "QC")],
     }
+
+
+def _team(record: Record, seat: int) -> int:
+    """R-T1: even/odd seats in 2v2 and 3v3, {0,3} {1,4} {2,5} in pairs."""
+    teams = record.rules.teams.value
+    if teams == "pairs":
+        return seat % 3
+    return seat % 2 if teams in ("2v2", "3v3") else seat
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_R_B2_R_B3_R_T2_who_may_throw_in_in_every_golden(name: str) -> None:
+    """Who may add cards to a bout: only opponents of the defender (R-T2), only his two
+    nearest active opponents besides the main attacker with throw_in = neighbours (R-B2), and
+    with throw_in_order = first_word only after the main attacker's Done since the table last
+    changed (R-B3).  Checked on the legal lists and on the actions played."""
+    record = load(name)
+    if record.rules.variant.value == "duren":
+        return
+    s = steps(name)
+    done_since_change = False
+    for i, step in enumerate(s):
+        st = step["state"]
+        action = record.actions[i] if i < len(record.actions) else None
+        if not st["table"] or st["phase"] == "over":
+            done_since_change = False
+        else:
+            d, main = st["defender"], st["attacker"]
+            active = [x for x in range(record.seats) if x not in st["out"]]
+            opponents = [x for x in active if _team(record, x) != _team(record, d)]
+            allowed = set(opponents)
+            if record.rules.throw_in.value == "neighbours":
+                n = record.seats
+                left = next(x for k in range(1, n) if (x := (d + k) % n) in opponents)
+                right = next(x for k in range(1, n) if (x := (d - k) % n) in opponents)
+                allowed = {main, left, right}
+            for seat_text, acts in step["legal"].items():
+                seat = int(seat_text)
+                if any(a["do"] == "attack" for a in acts):
+                    assert seat in allowed, f"{name} step {i}: seat {seat} may throw in"
+                    if record.rules.throw_in_order.value == "first_word" and seat != main:
+                        assert done_since_change, f"{name} step {i}: R-B3 first_word"
+            if action is not None and action.do.value == "attack" and step["ok"]:
+                assert action.seat in allowed, f"{name} action {i + 1}"
+        if action is None:
+            break
+        if action.do.value == "pass" and st["table"] and action.seat == st["attacker"]:
+            done_since_change = True
+        elif action.do.value != "pass":
+            done_since_change = False
