@@ -568,3 +568,41 @@ def test_R_B2_R_B3_R_T2_who_may_throw_in_in_every_golden(name: str) -> None:
             done_since_change = True
         elif action.do.value != "pass":
             done_since_change = False
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_R_B14_R_B15_result_in_every_golden(name: str) -> None:
+    """The durak is the one player (team) still holding cards (R-B14, R-T3); nobody holding
+    cards is a draw, or with tie = last_defender_loses the last defender (his team) loses.
+    Pogony: the last bout's attack cards of the lowest rank, not trumps, if the durak (team)
+    defended it (R-B15)."""
+    record = load(name)
+    s = steps(name)
+    final = s[-1]
+    if final["result"] is None:
+        return
+    result, st = final["result"], final["state"]
+    before = s[-2]["state"]
+    last = record.actions[-1]
+    defender = before["defender"]
+    holding = {_team(record, x) for x in range(record.seats) if st["hands"][x]}
+    if holding:
+        (team,) = holding
+        assert not result["draw"]
+        assert result["durak"] == [x for x in range(record.seats) if _team(record, x) == team]
+    elif record.rules.tie.value == "draw":
+        assert result == {"durak": [], "draw": True, "pogony": 0}
+    else:
+        team = _team(record, defender)
+        assert result["durak"] == [x for x in range(record.seats) if _team(record, x) == team]
+    attacks = [a for a, _ in before["table"]]
+    if last.do.value == "attack":
+        attacks += [str(c) for c in last.cards]
+    elif last.do.value == "transfer":
+        attacks.append(str(last.card))
+    low = {24: 9, 36: 6, 52: 2}[record.rules.deck]
+    trump = st["trump"]
+    expected = sum(Card.parse(c).rank == low and not c.endswith(trump) for c in attacks)
+    if defender not in result["durak"]:
+        expected = 0
+    assert result["pogony"] == expected, name
