@@ -535,26 +535,33 @@ class Game:
             raise ValueError(f"there is no seat {seat} at this table (R-C3)")
         if self.result is not None or self._out_mask >> seat & 1:
             return []
-        acts = self._legal_duren(seat) if self._duren else self._legal(seat)
-        if self._cheating:
-            self._legal_challenges(seat, acts)
+        att = self._att
+        if not att and seat != self.attacker:
+            return []  # only the main attacker acts before the bout opens (R-B1)
+        if self._duren:
+            acts = self._legal_duren(seat)
+        else:
+            acts = self._legal(seat, att) if att else self._legal_open(seat)
+            if self._cheating:
+                self._legal_challenges(seat, acts)
         self._memo_ver[seat] = self._ver
         self._memo_acts[seat] = acts
         return acts[:]
 
-    def _legal(self, seat: int) -> list[Action]:
+    def _legal_open(self, seat: int) -> list[Action]:
+        # R-B1: any card opens (several of one rank may go together).
         acts: list[Action] = []
         hand = self._hands[seat]
-        att = self._att
-        if not att:
-            if seat == self.attacker:
-                # R-B1: any card opens (several of one rank may go together).
-                row = _ATTACK1[seat]
-                while hand:
-                    low = hand & -hand
-                    acts.append(row[low.bit_length() - 1])
-                    hand ^= low
-            return acts
+        row = _ATTACK1[seat]
+        while hand:
+            low = hand & -hand
+            acts.append(row[low.bit_length() - 1])
+            hand ^= low
+        return acts
+
+    def _legal(self, seat: int, att: list[Card]) -> list[Action]:
+        acts: list[Action] = []
+        hand = self._hands[seat]
         if seat == self.defender:
             if not self._taking:
                 beats = self._beats
@@ -984,19 +991,52 @@ class Game:
             self._snaps.append(self._snapshot())
         self.log.append(action)
         if do is _ATTACK:
+            hands, att, cov = self._hands, self._att, self._cov
             for c in action.cards:
                 c = CARDS[c]  # a plain int index becomes the Card
-                self._play(seat, c, cheat)
-                self._att.append(c)
-                self._cov.append(None)
-                self._uncovered += 1
-        elif do is _COVER:
+                b = 1 << c
+                if hands[seat] & b:
+                    hands[seat] ^= b
+                    self._pub[seat] &= ~b
+                else:
+                    self._unknown[seat] -= 1
+                self._table_mask |= b
+                self._rank_cards |= RANK_MASK[c % 13]
+                if self._cheating:
+                    self._info[c] = (seat, len(self._snaps) - 1, cheat)
+                att.append(c)
+                cov.append(None)
+            self._uncovered += len(action.cards)
+            if self._duren:
+                return
+            self._passed = 0  # R-B9: the table changed
+            if self._taking:
+                self._maybe_end()  # R-B10b: the limits may allow nothing more now
+            return
+        if do is _COVER:
             assert action.card is not None and action.on is not None
-            card, on = CARDS[action.card], action.on
+            card = CARDS[action.card]
             self._play(seat, card, cheat)
-            self._cov[self._att.index(on)] = card
+            self._cov[self._att.index(action.on)] = card
             self._uncovered -= 1
-        elif do is _TRANSFER or do is _SHOW:
+            if self._duren:
+                if not self._uncovered:
+                    self._end_bout(True)  # R-P4: all covered
+                return
+            self._passed = 0
+            if not self._uncovered:
+                self._maybe_end()
+            return
+        if do is _PASS:
+            self._passed |= 1 << seat
+            self._maybe_end()
+            return
+        if do is _TAKE:
+            self._taking = True
+            if self._duren:
+                self._end_bout(False)  # R-P4: nobody throws in, the bout ends at once
+                return
+        else:
             assert action.card is not None
             card = CARDS[action.card]
             if do is _TRANSFER:
@@ -1016,18 +1056,6 @@ class Game:
             self.attacker = seat
             self.defender = self._next_opponent(seat)
             self._attackers = self._compute_attackers()
-        elif do is _TAKE:
-            self._taking = True
-        else:  # pass
-            self._passed |= 1 << seat
-            self._maybe_end()
-            return
-        if self._duren:
-            if do is _TAKE:
-                self._end_bout(False)
-            elif do is _COVER and not self._uncovered:
-                self._end_bout(True)
-            return
         self._passed = 0  # R-B9: the table changed
         self._maybe_end()
 
