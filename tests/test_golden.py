@@ -606,3 +606,43 @@ def test_R_B14_R_B15_result_in_every_golden(name: str) -> None:
     if defender not in result["durak"]:
         expected = 0
     assert result["pogony"] == expected, name
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if "cheating" in n])
+def test_R_S3_R_S4_challenges_in_cheating_goldens(name: str) -> None:
+    """A caught cheat takes the bout back to just before the action that played it: table,
+    hands, roles and phase as they were then, the cheater marked (R-S3).  A challenged honest
+    card moves nothing and marks the challenger (R-S4).  A player is marked at most once."""
+    record = load(name)
+    s = steps(name)
+    caught = honest = 0
+    bout_start = 0
+    for i, action in enumerate(record.actions):
+        before, after = s[i]["state"], s[i + 1]["state"]
+        if not before["table"]:
+            bout_start = i
+        assert len(set(after["marked"])) == len(after["marked"])
+        if action.do.value != "challenge" or not s[i + 1]["ok"]:
+            continue
+        card = str(action.card)
+        keys = ("table", "hands", "attacker", "defender", "phase")
+        if after["table"] == before["table"] and after["hands"] == before["hands"]:
+            honest += 1
+            if action.seat not in before["marked"]:
+                assert after["marked"] == [*before["marked"], action.seat]
+            continue
+        caught += 1
+        # The action that put the challenged card on the table, in this bout.
+        j = max(
+            k
+            for k in range(bout_start, i)
+            if card in {str(c) for c in record.actions[k].cards}
+            or (record.actions[k].card is not None and str(record.actions[k].card) == card)
+        )
+        cheater = record.actions[j].seat
+        assert {k: after[k] for k in keys} == {k: s[j]["state"][k] for k in keys}, (
+            f"{name}: challenge at action {i + 1} of the card played at action {j + 1}"
+        )
+        if cheater not in before["marked"]:
+            assert after["marked"] == [*before["marked"], cheater]
+    assert caught and honest, f"{name}: a golden for R-S3 and R-S4 needs both"
