@@ -646,3 +646,76 @@ def test_R_S3_R_S4_challenges_in_cheating_goldens(name: str) -> None:
         if cheater not in before["marked"]:
             assert after["marked"] == [*before["marked"], cheater]
     assert caught and honest, f"{name}: a golden for R-S3 and R-S4 needs both"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_R_B10_no_bout_outlives_its_end_in_every_golden(name: str) -> None:
+    """R-B10: a bout ends at once when R-B4 allows no further card: every attack card
+    covered and the limit reached, or the defender without cards (R-B13); while taking, the
+    limit reached or as many uncovered cards as the defender holds.  So no state shows such a
+    bout still open."""
+    record = load(name)
+    if record.rules.variant.value == "duren":
+        return
+    for i, step in enumerate(steps(name)):
+        st = step["state"]
+        if not st["table"] or not step["ok"]:
+            continue
+        limit = 5 if record.rules.first_bout_five and st["discard"] == 0 else 6
+        held = len(st["hands"][st["defender"]])
+        uncovered = sum(c is None for _, c in st["table"])
+        full = len(st["table"]) >= limit
+        if st["phase"] == "bout":
+            assert not (uncovered == 0 and (full or held == 0)), f"{name} step {i}"
+        else:
+            assert not (full or uncovered >= held), f"{name} step {i}"
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if "perevodnoy" in n])
+def test_R_B6_R_B7_transfers_in_perevodnoy_goldens(name: str) -> None:
+    """A transfer (or a trump shown) passes the bout to the next active opponent on the
+    transferring defender's left, who must hold at least as many cards as there are attack
+    cards; the transferring player becomes the main attacker; a shown trump stays in his
+    hand (R-B6, R-B7, R-T2)."""
+    record = load(name)
+    s = steps(name)
+    seen = 0
+    for i, action in enumerate(record.actions):
+        if action.do.value not in ("transfer", "show") or not s[i + 1]["ok"]:
+            continue
+        before, after = s[i]["state"], s[i + 1]["state"]
+        if not after["table"]:
+            continue  # the bout ended at once (cannot happen after a transfer)
+        seen += 1
+        d = action.seat
+        assert before["defender"] == d and all(c is None for _, c in before["table"])
+        n = record.seats
+        new = next(
+            x
+            for k in range(1, n)
+            if (x := (d + k) % n) not in after["out"] and _team(record, x) != _team(record, d)
+        )
+        assert (after["attacker"], after["defender"]) == (d, new), f"{name} action {i + 1}"
+        assert len(after["hands"][new]) >= len(after["table"])
+        card = str(action.card)
+        if action.do.value == "show":
+            assert card in after["hands"][d] and len(after["table"]) == len(before["table"])
+        else:
+            assert [a for a, _ in after["table"]] == [*(a for a, _ in before["table"]), card]
+    assert seen
+
+
+def test_R_B6_no_transfer_in_the_first_bout_when_off() -> None:
+    """transfer_first_bout = false: nothing may be transferred until the first bout ends."""
+    s = steps("perevodnoy-4p-no-first-transfer")
+    first_bout_over = next(i for i in range(1, len(s)) if not s[i]["state"]["table"])
+    for step in s[:first_bout_over]:
+        assert all(
+            a["do"] not in ("transfer", "show") for acts in step["legal"].values() for a in acts
+        )
+    assert any(
+        a["do"] == "transfer"
+        for step in s[first_bout_over:]
+        for acts in step["legal"].values()
+        for a in acts
+    )
