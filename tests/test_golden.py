@@ -719,3 +719,28 @@ def test_R_B6_no_transfer_in_the_first_bout_when_off() -> None:
         for acts in step["legal"].values()
         for a in acts
     )
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_R_F1_R_F3_R_P1_first_attack_in_every_golden(name: str) -> None:
+    """A first game: the holder of the lowest trump attacks first, or the dealer's left when
+    nobody holds one (R-F1); Dureń: the dealer's left (R-P1).  The defender is the next
+    opponent on the attacker's left (R-F3, R-T2)."""
+    record = load(name)
+    st = steps(name)[0]["state"]
+    n = record.seats
+    if record.previous is not None:
+        return  # R-F2, checked literally above
+    hands = dealt(record)
+    trump = st["trump"]
+    if record.rules.variant.value == "duren":
+        first = (record.dealer + 1) % n
+    else:
+        trumps = [
+            (c.rank, seat) for seat in range(n) for c in hands[seat] if c.suit.letter == trump
+        ]
+        first = min(trumps)[1] if trumps else (record.dealer + 1) % n
+    defender = next(
+        x for k in range(1, n) if _team(record, x := (first + k) % n) != _team(record, first)
+    )
+    assert (st["attacker"], st["defender"]) == (first, defender), name
