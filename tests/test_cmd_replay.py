@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,9 @@ GOLDEN = Path(__file__).parent / "golden"
 ROOT = Path(__file__).parent.parent
 
 
-def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def run(
+    *args: str, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "localdurak", "replay", *args],
         capture_output=True,
@@ -22,6 +25,7 @@ def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str
         cwd=ROOT,
         timeout=60,
         encoding="utf-8",
+        env=None if env is None else {**os.environ, **env},
     )
 
 
@@ -133,3 +137,13 @@ def test_account_duren_partial_defence() -> None:
         "  Refill: seat 2 draws 9S AD 8S (stock 9 left)\n"
     ) in p.stdout
     assert p.stdout.rstrip().endswith("Result: seat 1 is the dureń.")
+
+
+def test_a_terminal_without_suit_symbols_gets_escapes() -> None:
+    """An ASCII-only stdout: escapes instead of a crash, and the JSON stays valid."""
+    record = str(GOLDEN / "hand-podkidnoy-first-bout-five.record.json")
+    p = run(record, "--json", env={"PYTHONIOENCODING": "ascii"})
+    assert p.returncode == 1
+    assert json.loads(p.stdout)["error"].startswith("R-B3: 9♠")
+    p = run(record, env={"PYTHONIOENCODING": "ascii"})
+    assert p.returncode == 1 and "Ann attack with 9\\u2660." in p.stdout

@@ -11,6 +11,7 @@ went out, and the result with its pogony.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from typing import Any
@@ -41,6 +42,11 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Suit symbols on a terminal that cannot show them: escape rather than crash (in JSON the
+    # escape \u2660 is still valid JSON).
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     try:
         if args.record == "-":
             data: bytes = sys.stdin.buffer.read()
