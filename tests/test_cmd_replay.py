@@ -120,6 +120,11 @@ def test_account_challenges_and_pogony() -> None:
     p = run(str(GOLDEN / "hand-cheating-challenges.record.json"), "--ascii")
     assert "seat 0 challenges 7S: it was honest; seat 0 must play honestly" in p.stdout
     assert "seat 0 challenges 8D: a cheat! The cards go back; seat 1 must play" in p.stdout
+    p = run(str(GOLDEN / "cheating-2p.record.json"), "--ascii")
+    # The cheater of J♠ is named (R-S3) although he was marked a moment before.
+    assert "seat 0 challenges JS: a cheat! The cards go back; seat 1 was marked already" in (
+        p.stdout
+    )
     p = run(str(GOLDEN / "pogony.record.json"))
     assert p.returncode == 0
     assert "Result: seat 0 is the durak, with 2 pogony (6s on the shoulders, R-B15)." in p.stdout

@@ -92,6 +92,8 @@ class _Teller:
             self.position[self.game.trump_card] = len(record.deck)  # R-D2: drawn last
         self.lines: list[str] = []
         self.bout = 0
+        self.played_by: dict[Card, int] = {}
+        """Who put each card on the table (for naming a caught cheater, R-S3)."""
 
     def who(self, seat: int) -> str:
         names = self.record.names
@@ -125,6 +127,9 @@ class _Teller:
                 self.say(f"Action {n} refused: {self.who(action.seat)} {self.verb(action)}.", 1)
                 self.say(f"Why: {e}", 1)
                 return self.lines, False
+            for card in (*action.cards, action.card):
+                if card is not None and action.do in (Do.ATTACK, Do.COVER, Do.TRANSFER):
+                    self.played_by[card] = action.seat
             self.action_line(action, before)
             # A bout ends when its table is cleared; a challenge clears cards, ends nothing.
             if action.do is not Do.CHALLENGE and before["table"] and not game.table:
@@ -221,20 +226,23 @@ class _Teller:
             done = action.seat == before["attacker"]
             self.say(f"{who}: {'done' if done else 'pass'}", 1)
         elif action.do is Do.CHALLENGE:
-            marked = [s for s in g.marked if s not in before["marked"]]
-            if marked == [action.seat] or (not marked and g.table == before["table"]):
-                self.say(
-                    f"{who} challenges {self.card(action.card)}: it was honest; "
-                    f"{who} must play honestly from now on (R-S4)",
-                    1,
-                )
+            card = self.card(action.card)
+            if g.table == before["table"]:
+                # R-S4: an honest card; nothing moves and the challenger is marked.
+                if action.seat in before["marked"]:
+                    why = f"{who} was marked already"
+                else:
+                    why = f"{who} must play honestly from now on"
+                self.say(f"{who} challenges {card}: it was honest; {why} (R-S4)", 1)
             else:
-                cheater = self.who_list(marked) if marked else "the cheater"
-                self.say(
-                    f"{who} challenges {self.card(action.card)}: a cheat! The cards go back; "
-                    f"{cheater} must play honestly from now on (R-S3)",
-                    1,
-                )
+                # R-S3: a cheat; the bout goes back to before it, the cheater is marked.
+                seat = None if action.card is None else self.played_by.get(action.card)
+                cheater = self.role(seat)
+                if seat in before["marked"]:
+                    why = f"{cheater} was marked already"
+                else:
+                    why = f"{cheater} must play honestly from now on"
+                self.say(f"{who} challenges {card}: a cheat! The cards go back; {why} (R-S3)", 1)
 
     def defender_now(self) -> str:
         return self.role(self.game.defender)
