@@ -58,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         record = parse_record(data)
+        start_game(record)  # the engine's own checks of the deal
     except RecordError as e:
         print(f"localdurak replay: {args.record} is not a valid record: {e}", file=sys.stderr)
         return 2

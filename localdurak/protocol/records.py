@@ -338,9 +338,12 @@ _Key = Callable[[Card], tuple[bool, int, int]]
 
 def start_game(record: Record) -> Game:
     """The engine's game dealt as the record says (no actions applied)."""
-    return Game.deal(
-        record.rules, record.seats, record.dealer, record.deck, previous=record.previous
-    )
+    try:
+        return Game.deal(
+            record.rules, record.seats, record.dealer, record.deck, previous=record.previous
+        )
+    except ValueError as e:  # a deal the engine refuses is no valid record either
+        raise RecordError(f"the engine cannot deal this game: {e}") from None
 
 
 def describe(game: Game, seats: int) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
