@@ -13,7 +13,7 @@ from typing import Any
 
 import msgpack
 
-from ..game.cards import Card
+from ..game.cards import Card, Suit
 from .group import RandomBytes
 from .privacy import Event, Host, Player
 from .privacy_messages import Message, message_from_dict
@@ -43,8 +43,9 @@ class MemoryTable:
         tamper: Callable[[int, Message], Message] | None = None,
     ) -> None:
         self.setup = setup
-        self.host = Host(setup, defer_verification=defer_verification)
         self.players = [Player(setup, s, rngs[s]) for s in range(setup.seats)]
+        # The host role runs on seat 0's machine and shares its verified proofs.
+        self.host = Host(setup, defer_verification=defer_verification, own_seat=self.players[0])
         self.queue: deque[tuple[str, int, bytes]] = deque()
         self.events: list[list[Event]] = [[] for _ in range(setup.seats)]
         self.tap = tap
@@ -120,3 +121,72 @@ class MemoryTable:
             "actions": [],
             "privacy": self.host.transcript(),
         }
+
+
+def beats(cover: Card, attack: Card, trump: Suit) -> bool:
+    if cover.suit == attack.suit:
+        return cover.rank > attack.rank
+    return cover.suit == trump
+
+
+def play_scripted_game(tab: MemoryTable, max_bouts: int = 300) -> int:
+    """A simple game of Durak through the protocol, to the end; returns the number of bouts.
+
+    One attack card per bout; the defender covers with the lowest card that beats it, or
+    takes; refills in R-B12 order.  It stands in for the engine's legal actions (tests and
+    benchmarks); the protocol does not care which legal move is chosen."""
+    n = tab.setup.seats
+    hand_size = tab.setup.hand_size
+    p0 = tab.players[0]
+    trump = p0.t.trump_suit
+    assert trump is not None and p0.t.first_attacker is not None
+    attacker = p0.t.first_attacker.seat
+
+    def order(c: Card) -> tuple[bool, int, int]:
+        return (c.suit == trump, c.rank, c.suit)
+
+    def cards(s: int) -> list[Card]:
+        return tab.players[s].cards()
+
+    def active() -> list[int]:
+        left = tab.host.t.schedule.stock_left
+        return [s for s in range(n) if cards(s) or left > 0]
+
+    for bout in range(max_bouts):
+        act = active()
+        if len(act) <= 1:
+            return bout
+        while attacker not in act:
+            attacker = (attacker + 1) % n
+        defender = (attacker + 1) % n
+        while defender not in act:
+            defender = (defender + 1) % n
+        attack = min(cards(attacker), key=order)
+        tab.play(attacker, attack, {"do": "attack", "cards": [str(attack)]})
+        covers = sorted((c for c in cards(defender) if beats(c, attack, trump)), key=order)
+        if covers:
+            tab.play(
+                defender, covers[0], {"do": "cover", "card": str(covers[0]), "on": str(attack)}
+            )
+            tab.act(attacker, {"do": "pass"})
+            taker = None
+        else:
+            tab.act(defender, {"do": "take"})
+            tab.act(attacker, {"do": "pass"})
+            taker = defender
+        # R-B12: the opener first, then clockwise, the defender last.
+        draw_order = [attacker] + [
+            (attacker + i) % n for i in range(1, n) if (attacker + i) % n != defender
+        ]
+        draw_order.append(defender)
+        left = tab.host.t.schedule.stock_left
+        seats: list[int] = []
+        for s in draw_order:
+            size = len(cards(s)) + (2 if s == defender and taker is not None else 0)
+            need = max(0, hand_size - size)
+            take = min(need, left)
+            seats += [s] * take
+            left -= take
+        tab.end_bout(seats, taker)
+        attacker = defender if taker is None else (defender + 1) % n
+    raise AssertionError("the scripted game did not end")
