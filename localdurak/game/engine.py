@@ -1,0 +1,1293 @@
+"""The rules engine: one game of Durak as a state machine (rules.md, records.md, engine-api.md).
+
+Durak is not turn-based: several seats may act at once, so the engine answers, for any seat,
+which actions are legal now (`Game.legal_actions`), and applies one action at a time, either
+completely or not at all (`Game.apply`; a refused action raises `IllegalAction`, naming the
+rule, and changes nothing).
+
+Speed: a hand is an integer bit set of cards (cards.py), the table two short lists, and every
+"which cards may..." question is a mask operation; nothing is copied per action, except the
+small per-action snapshots the cheating mode needs to roll a bout back (R-S3).
+
+Hidden information: every hand is *known cards* plus a count of *unknown cards*, the stock a
+count plus the trump card.  `Game.deal` knows the whole deck (nothing unknown); `Game.hidden`
+is one seat's knowledge under card privacy.  Besides, every hand carries the *public* cards,
+those every player saw go into it (taken from the table, shown, the turned trump drawn); a
+`PlayerView` shows another seat only its public cards.
+
+Where rules.md is silent the choice made is marked ``reading:`` in a comment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import cache
+from typing import Final
+
+from localdurak.game import duren
+from localdurak.game.actions import Action, Do, GameResult, IllegalAction
+from localdurak.game.cards import (
+    CARDS,
+    RANK_MASK,
+    SUIT_MASK,
+    Card,
+    Suit,
+    cards_of,
+    deck_mask,
+    lowest_rank,
+    mask_of,
+)
+from localdurak.game.rules import (
+    NextFirstAttack,
+    Rules,
+    RulesError,
+    Teams,
+    ThrowIn,
+    ThrowInOrder,
+    Tie,
+    Variant,
+)
+from localdurak.game.view import PlayerView, SeatView, sort_hand
+
+_ATTACK: Final = Do.ATTACK
+_COVER: Final = Do.COVER
+_TRANSFER: Final = Do.TRANSFER
+_SHOW: Final = Do.SHOW
+_TAKE: Final = Do.TAKE
+_PASS: Final = Do.PASS
+_CHALLENGE: Final = Do.CHALLENGE
+
+# Seat layouts of R-T1: the team of each seat.
+_TEAM_OF: Final[dict[Teams, tuple[int, ...]]] = {
+    Teams.TWO_V_TWO: (0, 1, 0, 1),
+    Teams.THREE_V_THREE: (0, 1, 0, 1, 0, 1),
+    Teams.PAIRS: (0, 1, 2, 0, 1, 2),
+}
+
+
+# Every single-card action exists once (actions are frozen): listing the legal actions then
+# builds no objects, and `apply` can recognise an action it has just listed by identity.
+_SEATS: Final = range(6)
+_ATTACK1: Final = tuple(tuple(Action(s, Do.ATTACK, (c,)) for c in CARDS) for s in _SEATS)
+_TRANSFER1: Final = tuple(tuple(Action(s, Do.TRANSFER, card=c) for c in CARDS) for s in _SEATS)
+_SHOW1: Final = tuple(tuple(Action(s, Do.SHOW, card=c) for c in CARDS) for s in _SEATS)
+_CHALLENGE1: Final = tuple(tuple(Action(s, Do.CHALLENGE, card=c) for c in CARDS) for s in _SEATS)
+_TAKE1: Final = tuple(Action(s, Do.TAKE) for s in _SEATS)
+_PASS1: Final = tuple(Action(s, Do.PASS) for s in _SEATS)
+_COVER1: list[Action | None] = [None] * (6 * 52 * 52)  # filled on first use
+
+
+def _cover_action(seat: int, card: int, on: int) -> Action:
+    i = (seat * 52 + on) * 52 + card
+    a = _COVER1[i]
+    if a is None:
+        a = _COVER1[i] = Action(seat, Do.COVER, card=CARDS[card], on=CARDS[on])
+    return a
+
+
+_deck_mask: Final = cache(deck_mask)
+
+
+@cache
+def _beat_masks(trump: Suit, japanese: bool) -> tuple[int, ...]:
+    """R-B5: for each card, the set of cards that cover it."""
+    out = []
+    for a in range(52):
+        suit = a // 13
+        higher = SUIT_MASK[suit] & ~((2 << a) - 1)  # same suit, higher rank
+        m = higher
+        if suit != trump and not (japanese and suit == Suit.SPADES):
+            # Any trump beats a non-trump; Japanese: a spade only by a higher spade (R-B5).
+            m |= SUIT_MASK[trump]
+        out.append(m)
+    return tuple(out)
+
+
+# The bout's state before a card-playing action, for the rollback of R-S3.
+_Snap = tuple[
+    list[int],  # hands
+    list[int],  # unknown counts
+    list[int],  # public cards
+    list[Card],  # attack cards
+    list[Card | None],  # their covers
+    int,  # uncovered
+    int,  # table mask
+    int,  # ranks on the table
+    int,  # passed
+    bool,  # taking
+    int | None,  # attacker
+    int | None,  # defender
+    int,  # attackers
+    list[int],  # shown trumps
+]
+
+
+def _cards(mask: int) -> str:
+    return " ".join(c.pretty() for c in cards_of(mask))
+
+
+class Game:
+    """One game at a table: deal it with `Game.deal` (or `Game.hidden`), then `apply` actions."""
+
+    # --- construction ---------------------------------------------------------------
+
+    def __init__(self, rules: Rules, seats: int, dealer: int, trump: Suit) -> None:
+        """Use `Game.deal` or `Game.hidden`; this only sets up the empty table."""
+        rules.check_seats(seats)
+        if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < seats:
+            raise RulesError(f"the dealer must be a seat 0..{seats - 1}, not {dealer!r} (R-D1)")
+        self.rules: Final = rules
+        self.seats: Final = seats
+        self.dealer: Final = dealer
+        self.trump: Final = trump
+        self.log: list[Action] = []
+        self.result: GameResult | None = None
+        self._duren = rules.variant is Variant.DUREN
+        self._transfers = rules.variant is Variant.PEREVODNOY
+        self._free_order = rules.throw_in_order is ThrowInOrder.FREE
+        self._cheating = rules.cheating
+        self._beats = _beat_masks(trump, rules.japanese)
+        self._deck_mask = _deck_mask(rules.deck)
+        self._team: tuple[int, ...] = _TEAM_OF.get(rules.teams, tuple(range(seats)))
+        self._hs = rules.hand_size
+        self._hands = [0] * seats
+        self._unknown = [0] * seats
+        self._pub = [0] * seats
+        self._viewer: int | None = None
+        self._full = True
+        self._stock: list[Card] = []  # full information: the stock, top card first
+        self._stock_pos = 0
+        self.stock_count = 0
+        self._turned: Card | None = None  # the face-up trump card under the stock (R-D2)
+        self.discard_count = 0
+        self._discard_mask = 0
+        self._out: list[int] = []
+        self._out_mask = 0
+        self._marked: list[int] = []
+        self._marked_mask = 0
+        self._defended = False  # a successful defence happened (R-B4b)
+        self._limit = self._compute_limit()
+        # The last legal list of each seat, valid while nothing changed (see `apply`).
+        self._ver = 0
+        self._memo_ver = [-1] * seats
+        self._memo_acts: list[list[Action]] = [[] for _ in range(seats)]
+        self._bout_no = 0
+        self._last_refill: list[int] = []
+        self._last_draws: list[tuple[int, Card | None]] = []
+        # The bout (set by _start_bout).
+        self.attacker: int | None = None
+        self.defender: int | None = None
+        self._opener = 0
+        self._att: list[Card] = []
+        self._cov: list[Card | None] = []
+        self._uncovered = 0
+        self._table_mask = 0
+        self._rank_cards = 0  # every card of a rank on the table (R-B3)
+        self._passed = 0
+        self._taking = False
+        self._attackers = 0
+        self._shown = [0] * seats
+        # Cheating mode (R-S3): per card on the table (seat, action number, cheat?) and the
+        # state before each card-playing action of the bout.
+        self._info: dict[int, tuple[int, int, bool]] = {}
+        self._snaps: list[_Snap] = []
+        self._challenged = 0
+
+    @classmethod
+    def deal(
+        cls,
+        rules: Rules,
+        seats: int,
+        dealer: int,
+        deck: Sequence[Card],
+        *,
+        previous: GameResult | None = None,
+    ) -> Game:
+        """Deal ``deck`` (in deal order, records.md) and find the first attacker."""
+        rules.check_seats(seats)
+        deck = [c if type(c) is Card else Card(c) for c in deck]
+        if len(deck) != rules.deck or mask_of(deck) != _deck_mask(rules.deck):
+            raise RulesError(
+                f"the deck must hold each of the {rules.deck} cards of the rules' deck once (R-C1)"
+            )
+        hs = rules.hand_size
+        n_dealt = seats * hs
+        # R-D1: one card at a time, clockwise, starting with the dealer's left.
+        hands = [0] * seats
+        for i in range(n_dealt):
+            hands[(dealer + 1 + i) % seats] |= 1 << deck[i]
+        rest = deck[n_dealt:]
+        shown: dict[int, list[Card]] = {}
+        turned: Card | None = None
+        if rules.japanese:
+            trump = Suit.DIAMONDS  # R-D4: no card is turned
+            stock = list(rest)
+        elif rest:
+            turned = rest[0]  # R-D2: under the stock, drawn last
+            trump = turned.suit
+            stock = [*rest[1:], turned]
+        else:
+            # R-D3: the dealer's last card is shown; it names trump and stays in his hand.
+            last = deck[n_dealt - 1]
+            trump = last.suit
+            shown[dealer] = [last]
+            stock = []
+        game = cls(rules, seats, dealer, trump)
+        game._hands = hands
+        game._stock = stock
+        game.stock_count = len(stock)
+        game._turned = turned
+        for s, cs in shown.items():
+            game._pub[s] |= mask_of(cs)
+        first = game._first_attacker(previous)
+        game._start_bout(first)
+        return game
+
+    @classmethod
+    def hidden(
+        cls,
+        rules: Rules,
+        seats: int,
+        dealer: int,
+        *,
+        trump_card: Card | None,
+        trump_suit: Suit,
+        first_attacker: int,
+        viewer: int | None,
+        own_cards: Sequence[Card],
+        shown: Mapping[int, Sequence[Card]] | None = None,
+        previous: GameResult | None = None,
+    ) -> Game:
+        """One seat's knowledge of a freshly dealt game (engine-api.md "Hidden information").
+
+        ``trump_card`` is the turned card under the stock (None: R-D3 or R-D4); ``shown`` the
+        cards every player saw in a hand at the deal (R-D3's card, R-F1's lowest trump);
+        ``first_attacker`` comes from the protocol's R-F1 step.  ``previous`` is accepted for
+        symmetry with `deal`; the first attacker is given.
+        """
+        del previous  # the protocol already applied R-F2 to find first_attacker
+        rules.check_seats(seats)
+        game = cls(rules, seats, dealer, Suit(trump_suit))
+        game._full = False
+        game._viewer = viewer
+        hs = rules.hand_size
+        own = mask_of(own_cards)
+        if viewer is not None:
+            if own.bit_count() != hs or len(own_cards) != hs or own & ~game._deck_mask:
+                raise ValueError(f"the viewer's hand must be {hs} distinct cards of the deck")
+            game._hands[viewer] = own
+        elif own_cards:
+            raise ValueError("a spectator (viewer None) holds no cards")
+        for s in range(seats):
+            pub = mask_of((shown or {}).get(s, ()))
+            game._pub[s] = pub
+            game._hands[s] |= pub
+            if s == viewer and pub & ~own:
+                raise ValueError(f"seat {s} was shown a card that is not in its hand")
+            game._unknown[s] = hs - game._hands[s].bit_count()
+        game.stock_count = rules.deck - seats * hs
+        if trump_card is not None:
+            if rules.japanese or game.stock_count == 0:
+                raise ValueError("no trump card is turned here (R-D3, R-D4)")
+            if Card(trump_card).suit != trump_suit:
+                raise ValueError("the trump card names the trump suit (R-D2)")
+            game._turned = Card(trump_card)
+        game._start_bout(first_attacker)
+        return game
+
+    @staticmethod
+    def series_dealer(previous: GameResult | None, otherwise: int) -> int:
+        """R-D5: in a later game the previous durak deals (with teams, the losing team's
+        lowest seat, as R-F2 reads it); a first game, or one after a draw, is dealt by
+        ``otherwise`` (random, chosen by the host).  reading: after a draw there is no durak
+        to deal, so the dealer is chosen as for a first game."""
+        if previous is None or previous.draw or not previous.durak:
+            return otherwise
+        return min(previous.durak)
+
+    def _first_attacker(self, previous: GameResult | None) -> int:
+        n = self.seats
+        if self._duren:
+            # R-P1: the player on the dealer's left. reading: in a Dureń series this still
+            # holds; R-D5 (the previous durak deals) is what moves the first lead.
+            return (self.dealer + 1) % n
+        if previous is not None and not previous.draw and previous.durak:
+            durak = min(previous.durak)  # R-F2: with teams, the losing team's lowest seat
+            if not 0 <= durak < n:
+                raise RulesError(f"the previous durak {durak} is not a seat of this table")
+            if self.rules.next_first_attack is NextFirstAttack.FROM_DURAK:
+                return (durak + 1) % n
+            # at_durak: the active opponent on the durak's right attacks him.
+            for k in range(1, n):
+                s = (durak - k) % n
+                if self._team[s] != self._team[durak]:
+                    return s
+        # R-F1: the lowest trump; nobody holds one: the dealer's left.
+        tmask = SUIT_MASK[self.trump]
+        best: tuple[int, int] | None = None
+        for s in range(n):
+            t = self._hands[s] & tmask
+            if t:
+                low = (t & -t).bit_length() - 1
+                if best is None or low < best[0]:
+                    best = (low, s)
+        if best is None:
+            return (self.dealer + 1) % n
+        # reading: the lowest trump is shown to everyone to claim the first attack.
+        self._pub[best[1]] |= 1 << best[0]
+        return best[1]
+
+    # --- public state (records.md "state") -------------------------------------------
+
+    @property
+    def trump_card(self) -> Card | None:
+        """The face-up card under the stock; None once drawn or when none was turned."""
+        return self._turned if self.stock_count else None
+
+    @property
+    def table(self) -> list[tuple[Card, Card | None]]:
+        return list(zip(self._att, self._cov))  # noqa: B905 (same length by construction)
+
+    @property
+    def phase(self) -> str:
+        if self.result is not None:
+            return "over"
+        return "taking" if self._taking else "bout"
+
+    @property
+    def out(self) -> list[int]:
+        return list(self._out)
+
+    @property
+    def marked(self) -> list[int]:
+        return list(self._marked)
+
+    @property
+    def passed(self) -> list[int]:
+        return [s for s in range(self.seats) if self._passed >> s & 1]
+
+    @property
+    def attackers(self) -> list[int]:
+        """The seats that may attack or throw in this bout (R-B2, R-T2)."""
+        return [s for s in range(self.seats) if self._attackers >> s & 1]
+
+    @property
+    def limit(self) -> int:
+        """R-B4a/b (R-P3 in Dureń): how many attack cards this bout may hold."""
+        return self._limit
+
+    def _compute_limit(self) -> int:
+        if self._duren:
+            return duren.MAX_LEAD
+        if self.rules.first_bout_five and not self._defended:
+            return 5
+        return 6
+
+    @property
+    def bout_number(self) -> int:
+        return self._bout_no
+
+    @property
+    def defended_once(self) -> bool:
+        return self._defended
+
+    @property
+    def hidden_mode(self) -> bool:
+        return not self._full
+
+    @property
+    def viewer(self) -> int | None:
+        return self._viewer
+
+    def team(self, seat: int) -> int:
+        return self._team[seat]
+
+    def count(self, seat: int) -> int:
+        """How many cards the seat holds."""
+        return self._hands[seat].bit_count() + self._unknown[seat]
+
+    def hand(self, seat: int) -> list[Card]:
+        """The seat's cards in client order (in a hidden game: the cards known to be there)."""
+        return list(sort_hand(cards_of(self._hands[seat]), self.trump))
+
+    def known(self, seat: int) -> list[Card]:
+        """The cards every player knows are in the seat's hand (public knowledge)."""
+        return list(sort_hand(cards_of(self._pub[seat]), self.trump))
+
+    def refill_schedule(self) -> list[int]:
+        """The seats that drew in the last refill, one entry per card, R-B12 order."""
+        return list(self._last_refill)
+
+    def last_draws(self, seat: int) -> list[Card]:
+        """The cards the seat drew in the last refill, as far as this game knows them."""
+        return [c for s, c in self._last_draws if s == seat and c is not None]
+
+    def stock_cards(self) -> list[Card]:
+        """Full information only: the stock, top card first, the trump card last."""
+        return list(self._stock[self._stock_pos :])
+
+    # --- hidden information -----------------------------------------------------------
+
+    def _known_anywhere(self) -> int:
+        m = self._table_mask | self._discard_mask
+        for h in self._hands:
+            m |= h
+        if self._turned is not None and self.stock_count:
+            m |= 1 << self._turned
+        return m
+
+    def _holds(self, seat: int, card: int) -> bool:
+        b = 1 << card
+        if self._hands[seat] & b:
+            return True
+        return bool(self._unknown[seat] and self._deck_mask & b and not self._known_anywhere() & b)
+
+    def learn_draws(self, seat: int, cards: Sequence[Card]) -> None:
+        """The viewer decoded the cards ``seat`` drew in the last refill: unknown -> known."""
+        if self._full:
+            raise ValueError("learn_draws is for a hidden-information game")
+        new = 0
+        for c in cards:
+            b = 1 << c
+            if self._hands[seat] & b:
+                continue  # already known (the turned trump card, drawn in public)
+            if new & b or not self._deck_mask & b or self._known_anywhere() & b:
+                raise ValueError(f"{Card(c)} cannot be in seat {seat}'s hand")
+            new |= b
+        if new.bit_count() > self._unknown[seat]:
+            raise ValueError(f"seat {seat} has only {self._unknown[seat]} unknown cards")
+        self._hands[seat] |= new
+        self._unknown[seat] -= new.bit_count()
+        self._ver += 1
+
+    # --- seats ------------------------------------------------------------------------
+
+    def _next_active(self, seat: int) -> int | None:
+        """The next player on ``seat``'s left who is not out."""
+        n = self.seats
+        for k in range(1, n + 1):
+            s = (seat + k) % n
+            if not self._out_mask >> s & 1:
+                return s
+        return None
+
+    def _next_opponent(self, seat: int, step: int = 1) -> int | None:
+        """The next active opponent on the left (step -1: on the right) of ``seat`` (R-T2)."""
+        n = self.seats
+        team = self._team[seat]
+        for k in range(1, n):
+            s = (seat + step * k) % n
+            if not self._out_mask >> s & 1 and self._team[s] != team:
+                return s
+        return None
+
+    def _compute_attackers(self) -> int:
+        """R-B2, R-T2: the active opponents of the defender (or his two nearest ones)."""
+        d = self.defender
+        assert d is not None and self.attacker is not None
+        if self.rules.throw_in is ThrowIn.NEIGHBOURS:
+            m = 1 << self.attacker
+            for step in (1, -1):
+                s = self._next_opponent(d, step)
+                if s is not None:
+                    m |= 1 << s
+            return m
+        m = 0
+        team = self._team[d]
+        for s in range(self.seats):
+            if not self._out_mask >> s & 1 and self._team[s] != team:
+                m |= 1 << s
+        return m | 1 << self.attacker
+
+    def _start_bout(self, attacker: int) -> None:
+        self.attacker = attacker
+        self._opener = attacker
+        # R-F3: the defender is the next active opponent on the main attacker's left.
+        if self._duren:
+            self.defender = self._next_active(attacker)
+        else:
+            self.defender = self._next_opponent(attacker)
+        self._att = []
+        self._cov = []
+        self._uncovered = 0
+        self._table_mask = 0
+        self._rank_cards = 0
+        self._passed = 0
+        self._taking = False
+        self._shown = [0] * self.seats
+        self._info = {}
+        self._snaps = []
+        self._challenged = 0
+        self._attackers = 0 if self._duren else self._compute_attackers()
+
+    # --- legal actions ----------------------------------------------------------------
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """records.md ``legal``: what ``seat`` may do now (honest actions only when cheating;
+        a podkidnoy attack as single cards; a Dureń attack as every legal lead)."""
+        if self.result is not None or self._out_mask >> seat & 1:
+            return []
+        acts = self._legal_duren(seat) if self._duren else self._legal(seat)
+        if self._cheating:
+            self._legal_challenges(seat, acts)
+        self._memo_ver[seat] = self._ver
+        self._memo_acts[seat] = acts
+        return acts[:]
+
+    def _legal(self, seat: int) -> list[Action]:
+        acts: list[Action] = []
+        hand = self._hands[seat]
+        att = self._att
+        if not att:
+            if seat == self.attacker:
+                # R-B1: any card opens (several of one rank may go together).
+                row = _ATTACK1[seat]
+                while hand:
+                    low = hand & -hand
+                    acts.append(row[low.bit_length() - 1])
+                    hand ^= low
+            return acts
+        if seat == self.defender:
+            if not self._taking:
+                beats = self._beats
+                for a, c in zip(att, self._cov, strict=True):
+                    if c is None:
+                        m = hand & beats[a]
+                        while m:
+                            low = m & -m
+                            acts.append(_cover_action(seat, low.bit_length() - 1, a))
+                            m ^= low
+                if self._transfers:
+                    self._legal_transfers(seat, hand, acts)
+                acts.append(_TAKE1[seat])
+            return acts
+        bit = 1 << seat
+        if self._attackers & bit and not self._passed & bit and (hand or self._unknown[seat]):
+            d = self.defender
+            assert d is not None
+            if (
+                len(att) < self._limit
+                and self._uncovered < self._hands[d].bit_count() + self._unknown[d]
+                and (self._free_order or self._may_throw_in(seat))
+            ):
+                m = hand & self._rank_cards
+                row = _ATTACK1[seat]
+                while m:
+                    low = m & -m
+                    acts.append(row[low.bit_length() - 1])
+                    m ^= low
+            acts.append(_PASS1[seat])
+        return acts
+
+    def _legal_transfers(self, seat: int, hand: int, acts: list[Action]) -> None:
+        if not self._transfers or self._uncovered != len(self._att) or not self._transfer_bout():
+            return
+        rank = self._att[0] % 13
+        if self._rank_cards != RANK_MASK[rank]:
+            return  # cheats of several ranks lie on the table: no honest transfer
+        new = self._next_opponent(seat)
+        if new is None:
+            return
+        n_att = len(self._att)
+        if self.count(new) >= n_att + 1 and n_att + 1 <= self._limit:
+            m = hand & RANK_MASK[rank]
+            while m:
+                low = m & -m
+                acts.append(_TRANSFER1[seat][low.bit_length() - 1])
+                m ^= low
+        if self.rules.trump_show and self.count(new) >= n_att:
+            m = hand & RANK_MASK[rank] & SUIT_MASK[self.trump] & ~self._shown[seat]
+            while m:
+                low = m & -m
+                acts.append(_SHOW1[seat][low.bit_length() - 1])
+                m ^= low
+
+    def _legal_challenges(self, seat: int, acts: list[Action]) -> None:
+        for c, (by, _k, _cheat) in self._info.items():
+            if by != seat and not self._challenged >> c & 1:
+                acts.append(_CHALLENGE1[seat][c])
+
+    def _legal_duren(self, seat: int) -> list[Action]:
+        hand = self._hands[seat]
+        if not self._att:
+            if seat != self.attacker:
+                return []
+            assert self.defender is not None
+            most = min(duren.MAX_LEAD, self.count(self.defender))
+            key_trump = self.trump
+            # reading: a lead's cards are listed in the order hands are shown (records.md).
+            return [
+                Action(seat, _ATTACK, sort_hand(cards_of(m), key_trump))
+                for m in duren.leads(hand, self.rules.duren_leads, most)
+            ]
+        if seat != self.defender:
+            return []
+        acts: list[Action] = []
+        beats = self._beats
+        for a, c in zip(self._att, self._cov, strict=True):
+            if c is None:
+                m = hand & beats[a]
+                while m:
+                    low = m & -m
+                    acts.append(_cover_action(seat, low.bit_length() - 1, a))
+                    m ^= low
+        acts.append(_TAKE1[seat])
+        return acts
+
+    def _may_throw_in(self, seat: int) -> bool:
+        """R-B3 first_word: others throw in only after the main attacker's Done."""
+        if self.rules.throw_in_order is ThrowInOrder.FREE or seat == self.attacker:
+            return True
+        a = self.attacker
+        assert a is not None
+        return bool(self._passed >> a & 1) or self.count(a) == 0
+
+    def _room(self, k: int) -> IllegalAction | None:
+        """R-B4: may ``k`` more attack cards go on the table?  None if yes, else why not."""
+        n_att = len(self._att)
+        limit = self._limit
+        if n_att + k > limit:
+            left = limit - n_att
+            if limit == 5 and self.rules.first_bout_five:
+                why = "until the first successful defence of the game a bout holds at most 5"
+                rule = "R-B4b"
+            else:
+                why = "a bout holds at most 6 attack cards"
+                rule = "R-B4a"
+            more = "no more" if left <= 0 else f"only {left} more"
+            return IllegalAction(rule, f"{why}, so {more} may be played")
+        d = self.defender
+        assert d is not None
+        held = self.count(d)
+        if self._uncovered + k > held:
+            left = held - self._uncovered
+            more = "no more" if left <= 0 else f"only {left} more"
+            return IllegalAction(
+                "R-B4c",
+                f"the defender holds {held} card{'s' if held != 1 else ''}, "
+                f"so {more} may be thrown in",
+            )
+        return None
+
+    def _transfer_bout(self) -> bool:
+        return self.rules.transfer_first_bout or self._bout_no > 0
+
+    def can_apply(self, action: Action) -> bool:
+        try:
+            self.check(action)
+        except IllegalAction:
+            return False
+        return True
+
+    # --- checking ---------------------------------------------------------------------
+
+    def check(self, action: Action) -> None:
+        """Raise `IllegalAction` (naming the rule) if ``action`` may not be applied now."""
+        self._check(action)
+
+    def _check(self, a: Action) -> bool:
+        """Check ``a``; return whether it is a cheat (R-S1).  Changes nothing."""
+        seat = a.seat
+        if self.result is not None:
+            raise IllegalAction("R-B14", "the game is over")
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.seats:
+            raise IllegalAction("R-C3", f"there is no seat {seat!r} at this table")
+        if self._out_mask >> seat & 1:
+            raise IllegalAction("R-B13", f"seat {seat} is out of the game and safe")
+        do = a.do
+        if do is _CHALLENGE:
+            self._check_challenge(a)
+            return False
+        if self._duren:
+            return self._check_duren(a)
+        if do is _ATTACK:
+            return self._check_attack(a)
+        if do is _COVER:
+            return self._check_cover(a)
+        if do is _TRANSFER or do is _SHOW:
+            return self._check_transfer(a)
+        if do is _TAKE:
+            self._check_take(seat)
+            return False
+        if do is _PASS:
+            self._check_pass(seat)
+            return False
+        raise IllegalAction("R-B1", f"unknown action {do!r}")
+
+    def _cheat(self, seat: int, rule: str, why: str) -> bool:
+        """R-S1/R-S3: a card the rules refuse is a cheat if cheating is on and seat unmarked."""
+        if not self._cheating:
+            raise IllegalAction(rule, why)
+        if self._marked_mask >> seat & 1:
+            raise IllegalAction(
+                "R-S3", f"{why}; seat {seat} was caught or marked and must play honestly"
+            )
+        return True
+
+    def _check_cards(self, seat: int, cards: Sequence[Card]) -> int:
+        if not cards:
+            raise IllegalAction("R-B1", "an attack needs at least one card")
+        m = 0
+        for c in cards:
+            if not isinstance(c, int) or not 0 <= c < 52:
+                raise IllegalAction("R-C2", f"{c!r} is not a card")
+            if m >> c & 1:
+                raise IllegalAction("R-C1", f"{Card(c).pretty()} is named twice")
+            m |= 1 << c
+            if not self._holds(seat, c):
+                raise IllegalAction("R-S1", f"seat {seat} does not hold {Card(c).pretty()}")
+        if (m & ~self._hands[seat]).bit_count() > self._unknown[seat]:
+            raise IllegalAction("R-S1", f"seat {seat} does not hold all of {_cards(m)}")
+        return m
+
+    def _check_attack(self, a: Action) -> bool:
+        seat = a.seat
+        d = self.defender
+        assert d is not None
+        m = self._check_cards(seat, a.cards)
+        k = len(a.cards)
+        cheat = False
+        if not self._att:
+            if seat != self.attacker:
+                raise IllegalAction(
+                    "R-B1", f"the main attacker (seat {self.attacker}) opens the bout"
+                )
+            ranks = {c % 13 for c in a.cards}
+            if len(ranks) > 1:
+                # reading: an opening of several ranks breaks R-B1; in cheating mode it is a
+                # cheat, and every card of it is (a challenge of any takes the lead back).
+                cheat = self._cheat(
+                    seat, "R-B1", "a bout opens with one card or several cards of one rank"
+                )
+        else:
+            if seat == d:
+                raise IllegalAction("R-B2", "the defender does not attack himself")
+            if not self._attackers >> seat & 1:
+                if self._team[seat] == self._team[d]:
+                    raise IllegalAction(
+                        "R-T2", f"seat {seat} is the defender's partner and never throws in"
+                    )
+                raise IllegalAction(
+                    "R-B2",
+                    f"only the defender's nearest opponents throw in (seats "
+                    f"{', '.join(map(str, self.attackers))})",
+                )
+            if self._passed >> seat & 1:
+                # reading: "a pass lasts until the table changes" — he may not throw in either.
+                raise IllegalAction(
+                    "R-B9", f"seat {seat} has passed; the pass lasts until the table changes"
+                )
+            if not self._may_throw_in(seat):
+                raise IllegalAction(
+                    "R-B3",
+                    f"the others throw in only after the main attacker (seat {self.attacker}) "
+                    "has said Done",
+                )
+            # reading: a throw-in of several cards is honest when each card's rank is on the
+            # table (R-B3 "one or more cards whose rank is already on the table").
+            if m & ~self._rank_cards:
+                cheat = self._cheat(
+                    seat,
+                    "R-B3",
+                    f"{_cards(m & ~self._rank_cards)}: only a rank already on the table "
+                    "may be thrown in",
+                )
+        why = self._room(k)
+        if why is not None:
+            raise why
+        return cheat
+
+    def _check_cover(self, a: Action) -> bool:
+        seat = a.seat
+        if seat != self.defender:
+            raise IllegalAction("R-B5", f"only the defender (seat {self.defender}) covers")
+        if self._taking:
+            raise IllegalAction("R-B8", "the defender has declared take and covers nothing more")
+        on, card = a.on, a.card
+        if on is None or card is None:
+            raise IllegalAction("R-B5", "a cover names its card and the attack card it covers")
+        try:
+            i = self._att.index(on)
+        except ValueError:
+            raise IllegalAction("R-B5", f"{Card(on).pretty()} is not an attack card") from None
+        if self._cov[i] is not None:
+            raise IllegalAction("R-B5", f"{Card(on).pretty()} is already covered")
+        if not self._holds(seat, card):
+            raise IllegalAction("R-S1", f"seat {seat} does not hold {Card(card).pretty()}")
+        if not self._beats[on] >> card & 1:
+            return self._cheat(
+                seat,
+                "R-B5",
+                f"{Card(card).pretty()} does not beat {Card(on).pretty()}: " + self._beat_hint(on),
+            )
+        return False
+
+    def _beat_hint(self, on: int) -> str:
+        suit = Suit(on // 13)
+        if suit == self.trump:
+            return "a trump is covered only by a higher trump"
+        if self.rules.japanese and suit == Suit.SPADES:
+            return "a spade is covered only by a higher spade (Japanese)"
+        return "cover with a higher card of its suit or with a trump"
+
+    def _check_transfer(self, a: Action) -> bool:
+        seat = a.seat
+        show = a.do is _SHOW
+        rule = "R-B7" if show else "R-B6"
+        if not self._transfers:
+            raise IllegalAction("R-B6", "transfers are played in perevodnoy only")
+        if show and not self.rules.trump_show:
+            raise IllegalAction("R-B7", "this table does not transfer by showing a trump")
+        if seat != self.defender:
+            raise IllegalAction(rule, f"only the defender (seat {self.defender}) transfers")
+        if not self._att:
+            raise IllegalAction(rule, "there is no attack to transfer")
+        if self._taking:
+            raise IllegalAction("R-B8", "the defender has declared take and transfers nothing")
+        if self._uncovered != len(self._att):
+            raise IllegalAction(rule, "a transfer is allowed only while no attack card is covered")
+        if not self._transfer_bout():
+            raise IllegalAction("R-B6", "no transfer in the game's first bout at this table")
+        card = a.card
+        if card is None:
+            raise IllegalAction(rule, "a transfer names its card")
+        if not self._holds(seat, card):
+            raise IllegalAction("R-S1", f"seat {seat} does not hold {Card(card).pretty()}")
+        cheat = False
+        ranks = {c % 13 for c in self._att}
+        same = len(ranks) == 1 and card % 13 in ranks
+        if show:
+            if not same or card // 13 != self.trump:
+                raise IllegalAction("R-B7", "show a trump of the attack cards' rank")
+            # reading: the once-per-bout limit is on showing; the same trump may still be
+            # laid down as a real transfer later in the bout.
+            if self._shown[seat] >> card & 1:
+                raise IllegalAction("R-B7", f"{Card(card).pretty()} was already shown this bout")
+        elif not same:
+            # reading: a cheating transfer still happens only while nothing is covered and
+            # passes R-B6's count check (R-S1: counts are enforced); a show cannot cheat, as
+            # the shown card stays in the hand and nothing lies on the table to challenge.
+            # With cheats of several ranks on the table, no transfer is honest.
+            cheat = self._cheat(seat, "R-B6", "a transfer adds a card of the attack cards' rank")
+        new = self._next_opponent(seat)
+        assert new is not None
+        n_att = len(self._att) + (0 if show else 1)
+        if not show and n_att > self._limit:
+            why = self._room(1)
+            assert why is not None
+            raise why
+        if self.count(new) < n_att:
+            raise IllegalAction(
+                rule,
+                f"seat {new} holds {self.count(new)} cards, fewer than the {n_att} attack cards "
+                "a transfer would give him",
+            )
+        return cheat
+
+    def _check_take(self, seat: int) -> None:
+        if seat != self.defender:
+            raise IllegalAction("R-B8", f"only the defender (seat {self.defender}) takes")
+        if not self._att:
+            raise IllegalAction("R-B8", "there is nothing on the table to take")
+        if self._taking:
+            raise IllegalAction("R-B8", "the defender has already declared take")
+
+    def _check_pass(self, seat: int) -> None:
+        if seat == self.defender:
+            raise IllegalAction("R-B9", "the defender does not pass: he covers or takes")
+        if not self._attackers >> seat & 1:
+            raise IllegalAction("R-B9", f"seat {seat} is not an attacker in this bout")
+        if not self._att:
+            raise IllegalAction("R-B1", "the main attacker must open the bout with a card")
+        if self._passed >> seat & 1 or not self.count(seat):
+            raise IllegalAction(
+                "R-B9", f"seat {seat} has already passed since the table last changed"
+            )
+
+    def _check_challenge(self, a: Action) -> None:
+        if not self._cheating:
+            raise IllegalAction("R-S2", "challenges are played in the cheating mode only")
+        card = a.card
+        if card is None or card not in self._info:
+            shown = "that card" if card is None else Card(card).pretty()
+            raise IllegalAction("R-S2", f"{shown} is not on the table")
+        if self._info[card][0] == a.seat:
+            raise IllegalAction("R-S2", "a player does not challenge his own card")
+        if self._challenged >> card & 1:
+            # reading: a card found honest stays proven; a second challenge could only mark
+            # the challenger for nothing (and lets play loop), so it is refused.
+            raise IllegalAction("R-S4", f"{Card(card).pretty()} was challenged already: honest")
+
+    def _check_duren(self, a: Action) -> bool:
+        seat, do = a.seat, a.do
+        if do is _ATTACK:
+            if self._att:
+                raise IllegalAction("R-P3", "nobody throws in in Dureń: the lead is made")
+            if seat != self.attacker:
+                raise IllegalAction("R-P1", f"seat {self.attacker} leads this bout")
+            m = self._check_cards(seat, a.cards)
+            if not duren.is_lead(m, self.rules.duren_leads):
+                if self.rules.duren_leads.value == "pairs":
+                    why = (
+                        "lead one card, or a pair (one rank, one colour) with at most one more "
+                        "card or pair and then one more card"
+                    )
+                else:
+                    why = "lead one card, a pair and any third card, or two pairs and a fifth"
+                raise IllegalAction("R-P2", why)
+            assert self.defender is not None
+            held = self.count(self.defender)
+            if len(a.cards) > held:
+                raise IllegalAction(
+                    "R-P3",
+                    f"the defender holds {held} card{'s' if held != 1 else ''}, "
+                    "so the lead may not be longer",
+                )
+            return False
+        if do is _COVER:
+            return self._check_cover(a)
+        if do is _TAKE:
+            # reading: the Dureń defender may give up and take at any time before the last
+            # card is covered, even when he could still cover (R-P4 "Otherwise he takes").
+            self._check_take(seat)
+            return False
+        if do is _PASS:
+            raise IllegalAction("R-P4", "nobody passes in Dureń")
+        raise IllegalAction("R-B6", "transfers are played in perevodnoy only")
+
+    # --- applying ---------------------------------------------------------------------
+
+    def apply(self, action: Action) -> None:
+        """Check ``action``, then play it; a refused action raises and changes nothing."""
+        seat = action.seat
+        cheat = True
+        if type(seat) is int and 0 <= seat < self.seats and self._memo_ver[seat] == self._ver:
+            for listed in self._memo_acts[seat]:
+                if listed is action:
+                    cheat = False  # listed as legal since the last change: honest, allowed
+                    break
+        if cheat:
+            cheat = self._check(action)
+        self._ver += 1
+        do = action.do
+        if do is _CHALLENGE:
+            self.log.append(action)
+            self._do_challenge(action)
+            return
+        if self._cheating and do in (_ATTACK, _COVER, _TRANSFER):
+            self._snaps.append(self._snapshot())
+        self.log.append(action)
+        if do is _ATTACK:
+            for c in action.cards:
+                self._play(seat, c, cheat)
+                self._att.append(c)
+                self._cov.append(None)
+                self._uncovered += 1
+        elif do is _COVER:
+            card, on = action.card, action.on
+            assert card is not None and on is not None
+            self._play(seat, card, cheat)
+            self._cov[self._att.index(on)] = card
+            self._uncovered -= 1
+        elif do is _TRANSFER or do is _SHOW:
+            card = action.card
+            assert card is not None
+            if do is _TRANSFER:
+                self._play(seat, card, cheat)
+                self._att.append(card)
+                self._cov.append(None)
+                self._uncovered += 1
+            else:
+                # R-B7: the shown trump stays in the hand, now seen by everyone.
+                b = 1 << card
+                if not self._hands[seat] & b:
+                    self._hands[seat] |= b
+                    self._unknown[seat] -= 1
+                self._pub[seat] |= b
+                self._shown[seat] |= b
+            # R-B6: the transferring defender becomes the main attacker.
+            self.attacker = seat
+            self.defender = self._next_opponent(seat)
+            self._attackers = self._compute_attackers()
+        elif do is _TAKE:
+            self._taking = True
+        else:  # pass
+            self._passed |= 1 << seat
+            self._maybe_end()
+            return
+        if self._duren:
+            if do is _TAKE:
+                self._end_bout(False)
+            elif do is _COVER and not self._uncovered:
+                self._end_bout(True)
+            return
+        self._passed = 0  # R-B9: the table changed
+        self._maybe_end()
+
+    def _play(self, seat: int, card: Card, cheat: bool) -> None:
+        """A card leaves ``seat``'s hand for the table."""
+        b = 1 << card
+        if self._hands[seat] & b:
+            self._hands[seat] ^= b
+            self._pub[seat] &= ~b
+        else:
+            self._unknown[seat] -= 1
+        self._table_mask |= b
+        self._rank_cards |= RANK_MASK[card % 13]
+        if self._cheating:
+            self._info[card] = (seat, len(self._snaps) - 1, cheat)
+
+    def _all_passed(self) -> bool:
+        """R-B9: every attacker has passed (an attacker without cards has passed)."""
+        m = self._attackers & ~self._passed
+        s = 0
+        hands, unknown = self._hands, self._unknown
+        while m:
+            if m & 1 and (hands[s] or unknown[s]):
+                return False
+            m >>= 1
+            s += 1
+        return True
+
+    def _maybe_end(self) -> None:
+        """R-B10: end the bout when its conditions hold."""
+        if not self._att:
+            return
+        d = self.defender
+        assert d is not None
+        full = len(self._att) >= self._limit
+        held = self._hands[d].bit_count() + self._unknown[d]
+        if not self._taking:
+            if self._uncovered:
+                return
+            # (a) all covered: every attacker passed, or R-B4 allows no further card
+            # (the limit, or (c) a defender without cards, R-B13).
+            if full or not held or self._all_passed():
+                self._end_bout(True)
+        elif full or self._uncovered >= held or self._all_passed():
+            self._end_bout(False)  # (b)
+
+    def _snapshot(self) -> _Snap:
+        return (
+            list(self._hands),
+            list(self._unknown),
+            list(self._pub),
+            list(self._att),
+            list(self._cov),
+            self._uncovered,
+            self._table_mask,
+            self._rank_cards,
+            self._passed,
+            self._taking,
+            self.attacker,
+            self.defender,
+            self._attackers,
+            list(self._shown),
+        )
+
+    def _do_challenge(self, a: Action) -> None:
+        card = a.card
+        assert card is not None
+        by, k, cheat = self._info[card]
+        if not cheat:
+            # R-S4: nothing moves; the challenger is marked (at most once).
+            self._challenged |= 1 << card
+            self._mark(a.seat)
+            return
+        # R-S3: back to just before the action that played the cheat.
+        undone = [(c, s) for c, (s, kk, _) in self._info.items() if kk >= k]
+        (
+            hands,
+            unknown,
+            pub,
+            att,
+            cov,
+            self._uncovered,
+            self._table_mask,
+            self._rank_cards,
+            _passed,
+            self._taking,
+            self.attacker,
+            self.defender,
+            self._attackers,
+            shown,
+        ) = self._snaps[k]
+        self._hands = list(hands)
+        self._unknown = list(unknown)
+        self._pub = list(pub)
+        self._att = list(att)
+        self._cov = list(cov)
+        self._shown = list(shown)
+        del self._snaps[k:]
+        self._info = {c: i for c, i in self._info.items() if i[1] < k}
+        self._challenged &= self._table_mask
+        for c, s in undone:
+            # reading: every player saw these cards go back, so they are public in their hands.
+            b = 1 << c
+            if not self._hands[s] & b:
+                self._hands[s] |= b
+                self._unknown[s] -= 1
+            self._pub[s] |= b
+        self._passed = 0  # R-B9: a challenge that takes cards back changes the table
+        self._mark(by)
+
+    def _mark(self, seat: int) -> None:
+        if not self._marked_mask >> seat & 1:
+            self._marked_mask |= 1 << seat
+            self._marked.append(seat)
+
+    # --- the end of a bout ------------------------------------------------------------
+
+    def _end_bout(self, defended: bool) -> None:
+        d = self.defender
+        assert d is not None
+        att, cov = self._att, self._cov
+        taken = 0
+        if defended:
+            self._defended = True
+            self._limit = self._compute_limit()
+        elif self._duren and self.rules.partial_defence:
+            # R-P5: the covered pairs are discarded, the uncovered cards taken.
+            for x, c in zip(att, cov, strict=True):
+                if c is None:
+                    taken |= 1 << x
+        else:
+            taken = self._table_mask  # R-B8: attack and cover cards alike
+        gone = self._table_mask & ~taken
+        self.discard_count += gone.bit_count()
+        self._discard_mask |= gone
+        self._hands[d] |= taken
+        self._pub[d] |= taken  # everyone saw the cards he picked up
+        last_attack = att  # _start_bout makes a new list
+        if self.stock_count:
+            self._refill(d)
+        else:
+            self._last_refill, self._last_draws = [], []
+        if not self.stock_count:
+            # R-B13: with the stock empty, a player without cards is out (seat order).
+            # reading: judged after the refill, so whoever drew the last cards stays in.
+            for s in range(self.seats):
+                if not self._out_mask >> s & 1 and not self.count(s):
+                    self._out.append(s)
+                    self._out_mask |= 1 << s
+        if self._game_over(d, last_attack):
+            return
+        # R-B11 / R-P4: who attacks next.
+        nxt = d if defended and not self._out_mask >> d & 1 else self._next_active(d)
+        assert nxt is not None
+        self._bout_no += 1
+        self._start_bout(nxt)
+
+    def _refill(self, d: int) -> None:
+        """R-B12 (R-P6): draw up to the hand size; the trump card is drawn last."""
+        n = self.seats
+        if self._duren:
+            order = [self._opener, d]
+        else:
+            order = [
+                s
+                for s in ((self._opener + k) % n for k in range(n))
+                if s != d and not self._out_mask >> s & 1
+            ]
+            order.append(d)
+        sched: list[int] = []
+        draws: list[tuple[int, Card | None]] = []
+        for s in order:
+            need = self._hs - self.count(s)
+            while need > 0 and self.stock_count:
+                need -= 1
+                self.stock_count -= 1
+                sched.append(s)
+                if self._full:
+                    c = self._stock[self._stock_pos]
+                    self._stock_pos += 1
+                    self._hands[s] |= 1 << c
+                    if self.stock_count == 0 and self._turned is not None:
+                        self._pub[s] |= 1 << c  # the turned trump card was seen by all
+                    draws.append((s, c))
+                elif self.stock_count == 0 and self._turned is not None:
+                    b = 1 << self._turned
+                    self._hands[s] |= b
+                    self._pub[s] |= b
+                    draws.append((s, self._turned))
+                else:
+                    self._unknown[s] += 1
+                    draws.append((s, None))
+        self._last_refill = sched
+        self._last_draws = draws
+
+    def _game_over(self, d: int, last_attack: list[Card]) -> bool:
+        """R-B14, R-T3, R-B15: end the game when at most one player (team) holds cards."""
+        if self.stock_count:
+            return False  # nobody is out before the stock is empty (R-B13)
+        live = {self._team[s] for s in range(self.seats) if not self._out_mask >> s & 1}
+        if len(live) > 1:
+            return False
+        if live:
+            (team,) = live
+            durak = tuple(s for s in range(self.seats) if self._team[s] == team)
+        elif self.rules.tie is Tie.LAST_DEFENDER_LOSES:
+            durak = tuple(s for s in range(self.seats) if self._team[s] == self._team[d])
+        else:
+            durak = ()
+        pogony = 0
+        # reading: with tie = last_defender_loses the durak did defend the last bout, so his
+        # epaulettes count too; a draw has none.
+        if d in durak:
+            # R-B15: the non-trump attack cards of the deck's lowest rank.
+            low = lowest_rank(self.rules.deck)
+            pogony = sum(1 for c in last_attack if c.rank == low and c.suit != self.trump)
+        self.result = GameResult(durak, not durak, pogony)
+        self.attacker = self.defender = None
+        self._attackers = 0
+        self._passed = 0
+        self._att, self._cov = [], []
+        self._uncovered = 0
+        self._table_mask = self._rank_cards = 0
+        self._info = {}
+        self._snaps = []
+        return True
+
+    # --- views ------------------------------------------------------------------------
+
+    def view(self, seat: int | None) -> PlayerView:
+        """What ``seat`` may know (None: a spectator): its hand, public cards, counts."""
+        trump = self.trump
+        others = tuple(
+            SeatView(
+                known=sort_hand(cards_of(self._hands[s] if s == seat else self._pub[s]), trump),
+                count=self.count(s),
+                team=self._team[s],
+                out=bool(self._out_mask >> s & 1),
+                marked=bool(self._marked_mask >> s & 1),
+                passed=bool(self._passed >> s & 1),
+            )
+            for s in range(self.seats)
+        )
+        hand = () if seat is None else sort_hand(cards_of(self._hands[seat]), trump)
+        return PlayerView(
+            seat=seat,
+            rules=self.rules,
+            seats=self.seats,
+            dealer=self.dealer,
+            hand=hand,
+            others=others,
+            trump=trump,
+            trump_card=self.trump_card,
+            stock_count=self.stock_count,
+            discard_count=self.discard_count,
+            table=tuple(self.table),
+            attacker=self.attacker,
+            defender=self.defender,
+            attackers=tuple(self.attackers),
+            passed=tuple(self.passed),
+            phase=self.phase,
+            out=tuple(self._out),
+            marked=tuple(self._marked),
+            teams=self._team,
+            bout=self._bout_no,
+            defended=self._defended,
+            limit=self._limit,
+            result=self.result,
+            legal=() if seat is None else tuple(self.legal_actions(seat)),
+        )
