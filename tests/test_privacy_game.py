@@ -3,16 +3,57 @@
 from __future__ import annotations
 
 import json
+import random
+from typing import Any
 
 import pytest
 
+from localdurak.game.cards import CARDS
+from localdurak.game.engine import Game
+from localdurak.game.rules import Rules
 from localdurak.protocol.privacy import CardPlayed, KeysRevealed, TrumpCardDrawn
 from localdurak.protocol.privacy_audit import audit
-from tests.privacy_play import play_scripted_game, table
+from localdurak.protocol.privacy_messages import Play
+from localdurak.protocol.privacy_sim import MemoryTable, play_engine_game
+from localdurak.protocol.schedule import Setup
+from tests.privacy_play import play_scripted_game, rngs, table
+
+ENGINE_GAMES = [
+    (2, {"deck": 24}, 1),
+    (3, {"variant": "perevodnoy", "deck": 36, "trump_show": True}, 2),
+    (4, {"deck": 52}, 3),
+    (6, {"variant": "perevodnoy", "deck": 36}, 4),
+    (4, {"deck": 24, "japanese": True}, 5),
+]
 
 
-@pytest.mark.parametrize(("n", "deck", "seed"), [(2, 24, 1), (3, 36, 2), (4, 52, 3), (6, 36, 4)])
-def test_whole_game_plays_and_audits_clean(n: int, deck: int, seed: int) -> None:
+@pytest.mark.parametrize(("n", "options", "seed"), ENGINE_GAMES)
+def test_whole_engine_game_under_privacy_audits_clean(
+    n: int, options: dict[str, Any], seed: int
+) -> None:
+    rules = Rules(**options)
+    tab = MemoryTable(Setup.from_rules(rules, n, seed % n), rngs(n, seed))
+    tab.start()
+    # Random legal play by the engine; after every bout each protocol hand equals the engine's.
+    game = play_engine_game(tab, rules, random.Random(seed))
+    assert game.result is not None
+    tab.reveal()
+    record = json.loads(json.dumps(tab.record(game)))
+    report = audit(record)
+    assert report.clean, report.faults
+    assert report.deck is not None
+    # The audit's deck dealt with the engine replays the same game.
+    replay = Game.deal(rules, n, seed % n, report.deck)
+    for a in game.log:
+        replay.apply(a)
+    assert replay.result == game.result
+    shows = [m for m in tab.host.t.log if isinstance(m, Play) and m.shown]
+    if options.get("trump_show"):
+        assert all(CARDS[m.card].suit == game.trump for m in shows)
+
+
+@pytest.mark.parametrize(("n", "deck", "seed"), [(3, 36, 2), (6, 36, 4)])
+def test_whole_scripted_game_plays_and_audits_clean(n: int, deck: int, seed: int) -> None:
     tab = table(n, deck, seed=seed)
     tab.start()
     bouts = play_scripted_game(tab)

@@ -7,14 +7,18 @@ so the codec is exercised and the bytes on the wire are counted.  ``tap`` sees e
 
 from __future__ import annotations
 
+import random
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import msgpack
 
+from ..game.actions import Do
 from ..game.cards import Card, Suit
-from .group import RandomBytes
+from ..game.engine import Game
+from ..game.rules import Rules
+from .group import GROUP, RandomBytes
 from .privacy import Event, Host, Player
 from .privacy_messages import Message, message_from_dict
 
@@ -111,14 +115,15 @@ class MemoryTable:
             self.to_host(p.seat, [p.reveal()])
         self.run()
 
-    def record(self) -> dict[str, Any]:
-        """A game record (records.md) carrying the privacy transcript."""
+    def record(self, game: Any = None) -> dict[str, Any]:
+        """A game record (records.md) carrying the privacy transcript (and the engine's
+        actions, given the game)."""
         return {
             "format": "localdurak-record/1",
             "rules": dict(self.setup.rules),
             "seats": self.setup.seats,
             "dealer": self.setup.dealer,
-            "actions": [],
+            "actions": [a.to_dict() for a in game.log] if game is not None else [],
             "privacy": self.host.transcript(),
         }
 
@@ -190,3 +195,54 @@ def play_scripted_game(tab: MemoryTable, max_bouts: int = 300) -> int:
         tab.end_bout(seats, taker)
         attacker = defender if taker is None else (defender + 1) % n
     raise AssertionError("the scripted game did not end")
+
+
+def dealt_deck(tab: MemoryTable) -> list[Card]:
+    """The whole deck in deal order, decoded with every seat's key: an omniscient driver's
+    view (tests and benchmarks only; no party of the protocol can do this)."""
+    deck = tab.host.t.final_deck
+    assert deck is not None
+    total = tab.players[0]._k
+    for p in tab.players[1:]:
+        total = GROUP.scalar_mul(total, p._k)
+    inv = GROUP.scalar_invert(total)
+    cards = [tab.host.t.card_of(GROUP.mul(inv, x)) for x in deck]
+    assert all(c is not None for c in cards)
+    return [c for c in cards if c is not None]
+
+
+def play_engine_game(
+    tab: MemoryTable, rules: Rules, rng: random.Random, max_steps: int = 3000
+) -> Game:
+    """Play a whole game with the rules engine choosing random legal actions, every action
+    going through the protocol: cards played or shown with their proofs, other actions
+    signed, each bout's end and refill (``Game.refill_schedule()``) as one batch.  After every
+    bout each seat's protocol hand must equal the engine's."""
+    n = tab.setup.seats
+    game = Game.deal(rules, n, tab.setup.dealer, dealt_deck(tab))
+    first = tab.host.t.first_attacker
+    if tab.setup.lowest_trump:
+        assert first is not None and first.seat == game.attacker, (first, game.attacker)
+    for _ in range(max_steps):
+        if game.result is not None:
+            return game
+        everything = [a for s in range(n) for a in game.legal_actions(s)]
+        action = rng.choice(everything)
+        bout, phase, defender = game.bout_number, game.phase, game.defender
+        record = action.to_dict()
+        if action.do in (Do.ATTACK,):
+            for card in action.cards:
+                tab.play(action.seat, card, record)
+        elif action.do in (Do.COVER, Do.TRANSFER, Do.SHOW):
+            assert action.card is not None
+            tab.play(action.seat, action.card, record, shown=action.do is Do.SHOW)
+        else:
+            tab.act(action.seat, record)
+        game.apply(action)
+        if game.bout_number > bout or (game.phase == "over" and phase != "over"):
+            took = phase == "taking" or action.do is Do.TAKE
+            tab.end_bout(game.refill_schedule(), defender if took else None)
+            for s in range(n):
+                mine = sorted(tab.players[s].cards())
+                assert mine == sorted(game.hand(s)), (s, mine, game.hand(s))
+    raise AssertionError("the game did not end")
