@@ -8,13 +8,14 @@ from typing import Any
 
 import pytest
 
+from localdurak.game.actions import Action, Do
 from localdurak.game.cards import CARDS
 from localdurak.game.engine import Game
 from localdurak.game.rules import Rules
 from localdurak.protocol.privacy import CardPlayed, KeysRevealed, TrumpCardDrawn
 from localdurak.protocol.privacy_audit import audit
 from localdurak.protocol.privacy_messages import Play
-from localdurak.protocol.privacy_sim import MemoryTable, play_engine_game
+from localdurak.protocol.privacy_sim import MemoryTable, dealt_deck, play_engine_game
 from localdurak.protocol.schedule import Setup
 from tests.privacy_play import play_scripted_game, rngs, table
 
@@ -101,3 +102,42 @@ def test_audit_of_a_record_with_a_deck_that_differs() -> None:
     assert audit(record).clean
     record["deck"] = [str(c) for c in reversed(report.deck)]
     assert not audit(record).clean
+
+
+def _engine_game(seed: int = 7) -> tuple[MemoryTable, Game]:
+    rules = Rules(deck=24)
+    tab = MemoryTable(Setup.from_rules(rules, 3, 0), rngs(3, seed))
+    tab.start()
+    game = play_engine_game(tab, rules, random.Random(seed))
+    tab.reveal()
+    return tab, game
+
+
+def test_audit_replays_the_actions_against_the_proven_cards() -> None:
+    tab, game = _engine_game()
+    record = tab.record(game)
+    assert audit(record).clean
+    # A record whose actions do not play the cards the protocol proved.
+    actions = record["actions"]
+    i = next(i for i, a in enumerate(actions) if a["do"] == "attack")
+    j = next(j for j, a in enumerate(actions) if a["do"] == "attack" and j > i + 1)
+    swapped = dict(record, actions=[*actions[:i], actions[j], *actions[i + 1 :]])
+    report = audit(swapped)
+    assert not report.clean
+
+
+def test_R_B12_a_refill_the_rules_do_not_call_for_is_named_by_the_audit() -> None:
+    # Every player's engine is fooled (or colludes): the live checks pass, the audit does not.
+    rules = Rules(deck=24)
+    tab = MemoryTable(Setup.from_rules(rules, 3, 0), rngs(3, 8))
+    tab.start()
+    game = Game.deal(rules, 3, 0, dealt_deck(tab))
+    first = game.legal_actions(game.attacker or 0)[0]
+    tab.play(first.seat, first.cards[0], first.to_dict())
+    game.apply(first)
+    tab.act(game.defender or 0, {"do": "take"})
+    game.apply(Action(game.defender or 0, Do.TAKE))
+    tab.end_bout([1, 1], None)  # not the bout's refill, and nobody "took"
+    tab.reveal()
+    report = audit(tab.record(game))
+    assert any(f.seat == 0 and "R-B12" in f.what for f in report.faults)

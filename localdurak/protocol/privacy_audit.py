@@ -10,7 +10,10 @@ could check during the game:
   deck;
 * every "not me" claim of R-F1 (lowest trump) and so every "I hold no trump": the claimed card
   must not be in that seat's hand;
-* the attempts refused during the game are listed with their seat.
+* the attempts refused during the game are listed with their seat;
+* the record's actions, replayed by the rules engine on the decoded deck, are legal, play
+  exactly the cards proven in the protocol, and every refill batch is the one the rules call
+  for (R-B12) with the right taker.
 
 Cost: about 2·N·D scalar multiplications plus the proofs of the log.
 """
@@ -21,10 +24,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..game.actions import Action, Do
 from ..game.cards import CARDS, Card
+from ..game.engine import Game
+from ..game.rules import Rules
 from .group import GROUP, InvalidPoint, Scalar
 from .privacy import RemoteProtocolError, Transcript
+from .privacy_messages import Play, Refill
 from .privacy_record import transcript_from_dict
+from .schedule import Setup
 
 
 class NotARecord(ValueError):
@@ -156,7 +164,55 @@ def audit(record: Any) -> AuditReport:
         faults.append(AuditFault(None, "the record's deck is not the deck the protocol dealt"))
 
     cards = tuple(c for c in decoded if c is not None) if deck_ok else None
+    if cards is not None and record.get("actions"):
+        faults += _check_actions(record, setup, t, cards)
     return AuditReport(tuple(faults), cards, {"messages": len(log), "positions": len(decoded)})
+
+
+def _check_actions(
+    record: Mapping[str, Any], setup: Setup, t: Transcript, deck: tuple[Card, ...]
+) -> list[AuditFault]:
+    """Replay the record's actions with the rules engine on the decoded deck: every action
+    legal, the cards of the card-playing actions exactly the cards proven in the protocol, and
+    every refill batch the one the rules call for (R-B12) with the right taker."""
+    try:
+        rules = Rules.from_dict(record.get("rules") or setup.rules)
+        actions = [Action.from_dict(a) for a in record["actions"]]
+        game = Game.deal(rules, setup.seats, setup.dealer, deck)
+    except (ValueError, TypeError) as e:
+        return [AuditFault(None, f"the record's rules or actions cannot be replayed: {e}")]
+    faults: list[AuditFault] = []
+    played: list[tuple[int, int, bool]] = []
+    bout_ends: list[tuple[tuple[int, ...], int]] = []
+    for i, action in enumerate(actions):
+        bout, phase, defender = game.bout_number, game.phase, game.defender
+        try:
+            game.apply(action)
+        except ValueError as e:
+            faults.append(AuditFault(action.seat, f"action {i} of the record is illegal: {e}"))
+            break
+        if action.do is Do.ATTACK:
+            played += [(action.seat, int(c), False) for c in action.cards]
+        elif action.do in (Do.COVER, Do.TRANSFER, Do.SHOW) and action.card is not None:
+            played.append((action.seat, int(action.card), action.do is Do.SHOW))
+        if game.bout_number > bout or (game.phase == "over" and phase != "over"):
+            took = phase == "taking" or action.do is Do.TAKE
+            taker = defender if took and defender is not None else -1
+            bout_ends.append((tuple(game.refill_schedule()), taker))
+    proven = [(m.seat, m.card, m.shown) for m in t.log if isinstance(m, Play)]
+    if proven != played:
+        at = next((i for i, (a, b) in enumerate(zip(proven, played, strict=False)) if a != b), None)
+        where = f"at card {at}" if at is not None else "in their number"
+        faults.append(
+            AuditFault(None, f"the record's card actions and the cards proven differ {where}")
+        )
+    refills = [(m.seats, m.taker, m.seat) for m in t.log if isinstance(m, Refill)]
+    for k, (seats, taker, host) in enumerate(refills):
+        if k >= len(bout_ends) or bout_ends[k] != (seats, taker):
+            faults.append(
+                AuditFault(host, f"refill {k + 1} does not follow the rules (R-B12, R-B8)")
+            )
+    return faults
 
 
 def describe(report: AuditReport) -> str:
