@@ -610,6 +610,7 @@ class Player:
         self._answered: set[int] = set()
         self._reported_first = False
         self._dealt_batches: set[int] = set()
+        self._sent: list[Message] = []
 
     # --- the application's side --------------------------------------------------------
 
@@ -618,7 +619,7 @@ class Player:
         if self._started:
             raise LocalProtocolError("the protocol has already started")
         self._started = True
-        return [Nonce(self.seat, self._rng(NONCE_BYTES))]
+        return self._send([Nonce(self.seat, self._rng(NONCE_BYTES))])
 
     def next_event(self) -> Event | None:
         return self._events.popleft() if self._events else None
@@ -652,24 +653,45 @@ class Player:
         else:
             _, z = self.t.position_value(p)
             proof = dleq_prove(self._rng, self._k, self.key, CARD_POINTS[card], z, ctx)
-        return Play(self.seat, index, p, int(card), shown, dict(action), proof)
+        play = Play(self.seat, index, p, int(card), shown, dict(action), proof)
+        self._sent.append(play)
+        return play
 
     def act(self, action: Mapping[str, Any]) -> Act:
         """An action without a card, signed."""
         index = self._next_index
         self._next_index += 1
         ctx = self.t.ctx(self.seat, "act", (), _signed(index, action))
-        return Act(self.seat, index, dict(action), schnorr_prove(self._rng, self._k, self.key, ctx))
+        act = Act(self.seat, index, dict(action), schnorr_prove(self._rng, self._k, self.key, ctx))
+        self._sent.append(act)
+        return act
 
     def reveal(self) -> KeyReveal:
         """Step 7: the game is over (or aborted): publish our key for the audit."""
-        return KeyReveal(self.seat, self._k)
+        reveal = KeyReveal(self.seat, self._k)
+        self._sent.append(reveal)
+        return reveal
 
     # --- messages from the host -----------------------------------------------------------
 
+    def _send(self, msgs: list[Message]) -> list[Message]:
+        self._sent.extend(msgs)
+        return msgs
+
     def receive(self, msg: Message) -> list[Message]:
         """Take one message relayed by the host; return the messages we send in reply."""
+        return self._send(self._receive(msg))
+
+    def _receive(self, msg: Message) -> list[Message]:
         own = msg.seat == self.seat and not isinstance(msg, Refill)
+        if own:
+            # Our own message, echoed in the host's order: it must be one we sent (the host
+            # cannot speak for us), and then it needs no verification.
+            if msg not in self._sent:
+                raise RemoteProtocolError(
+                    None, f"the host relayed a {msg.KIND} message in our name that we did not send"
+                )
+            self._sent.remove(msg)
         if isinstance(msg, Refill):
             self._check_refill(msg)
         chunk = self.t.accept(msg, verify=not own)

@@ -7,14 +7,13 @@ so the codec is exercised and the bytes on the wire are counted.  ``tap`` sees e
 
 from __future__ import annotations
 
-import random
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import msgpack
 
-from ..game.actions import Do
+from ..game.actions import Action, Do
 from ..game.cards import Card, Suit
 from ..game.engine import Game
 from ..game.rules import Rules
@@ -62,7 +61,11 @@ class MemoryTable:
     def to_host(self, seat: int, msgs: Sequence[Message]) -> None:
         for m in msgs:
             if self.tamper is not None:
-                m = self.tamper(seat, m)
+                changed = self.tamper(seat, m)
+                if changed is not m:
+                    # A cheating client: its own software knows what it really sent.
+                    self.players[seat]._sent.append(changed)
+                m = changed
             self.queue.append(("to_host", seat, wire(m)))
 
     def to_players(self, outgoing: Sequence[tuple[int, Message]]) -> None:
@@ -211,9 +214,13 @@ def dealt_deck(tab: MemoryTable) -> list[Card]:
     return [c for c in cards if c is not None]
 
 
-def play_engine_game(
-    tab: MemoryTable, rules: Rules, rng: random.Random, max_steps: int = 3000
-) -> Game:
+class Chooser(Protocol):
+    """What picks the engine's next action: ``random.Random(seed)`` in tests."""
+
+    def choice(self, seq: Sequence[Action]) -> Action: ...
+
+
+def play_engine_game(tab: MemoryTable, rules: Rules, rng: Chooser, max_steps: int = 3000) -> Game:
     """Play a whole game with the rules engine choosing random legal actions, every action
     going through the protocol: cards played or shown with their proofs, other actions
     signed, each bout's end and refill (``Game.refill_schedule()``) as one batch.  After every
