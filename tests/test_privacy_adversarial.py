@@ -291,3 +291,16 @@ def test_message_in_another_seats_name_and_a_wrong_key_reveal_refused() -> None:
     tab.run()
     report = audit(tab.record())
     assert any(f.seat == 1 and "did not reveal" in f.what for f in report.faults)
+
+
+def test_host_cannot_speak_in_a_players_name() -> None:
+    tab = table(3, 36, seed=13)
+    tab.start()
+    p1 = tab.players[1]
+    # The host relays an action in seat 1's name that seat 1 never sent...
+    forged = Act(1, 99, {"do": "take"}, bytes(64))
+    with pytest.raises(RemoteProtocolError, match="did not send"):
+        p1.receive(forged)
+    # ...and the other players refuse it for its signature.
+    with pytest.raises(RemoteProtocolError, match="not signed"):
+        tab.players[2].receive(forged)

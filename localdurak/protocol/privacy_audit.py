@@ -94,14 +94,26 @@ def audit(record: Any) -> AuditReport:
                 AuditFault(e.seat, f"{e.reason} (message {i} of the log, accepted by the host)")
             )
             break
-    # Every strip the log holds, verified (live, players verify only what they need).
+        except ValueError as e:  # a log out of order: the host's record is wrong
+            faults.append(AuditFault(None, f"message {i} of the log cannot come here: {e}"))
+            break
+    # Every strip the log holds, verified (live, players verify only what they need), and
+    # every batch complete: a missing layer removal means a game cut short or a record cut.
+    incomplete = t.final_deck is None
     for batch in t.schedule.batches:
         for chunk in batch:
-            if chunk.key in t.stages:
-                try:
-                    t.verify_chain(chunk)
-                except RemoteProtocolError as e:
-                    faults.append(AuditFault(e.seat, e.reason))
+            if chunk.key not in t.stages:
+                incomplete = True
+                continue
+            try:
+                t.verify_chain(chunk)
+            except RemoteProtocolError as e:
+                faults.append(AuditFault(e.seat, e.reason))
+            if not t.complete(chunk):
+                incomplete = True
+    t.ensure_public()
+    if setup.lowest_trump and t.first_attacker is None:
+        incomplete = True
 
     keys: list[Scalar] = []
     for seat, k in enumerate(t.revealed):
@@ -110,7 +122,7 @@ def audit(record: Any) -> AuditReport:
         else:
             keys.append(k)
     if len(keys) < setup.seats or t.final_deck is None:
-        return AuditReport(tuple(faults), None, {"messages": len(log)})
+        return AuditReport(_with_incomplete(faults, incomplete), None, {"messages": len(log)})
 
     # Shuffles: deck_j = π_j(k_j · deck_{j-1}) as sets.
     prev = t.deck_points
@@ -166,7 +178,20 @@ def audit(record: Any) -> AuditReport:
     cards = tuple(c for c in decoded if c is not None) if deck_ok else None
     if cards is not None and record.get("actions"):
         faults += _check_actions(record, setup, t, cards)
-    return AuditReport(tuple(faults), cards, {"messages": len(log), "positions": len(decoded)})
+    return AuditReport(
+        _with_incomplete(faults, incomplete),
+        cards,
+        {"messages": len(log), "positions": len(decoded)},
+    )
+
+
+def _with_incomplete(faults: list[AuditFault], incomplete: bool) -> tuple[AuditFault, ...]:
+    """An incomplete transcript is a fault of the record only when nothing else explains it
+    (a game aborted for a named fault stops mid-batch)."""
+    if incomplete and not faults:
+        what = "the transcript is incomplete (a deal, refill or R-F1 step is missing)"
+        faults = [AuditFault(None, what)]
+    return tuple(faults)
 
 
 def _check_actions(

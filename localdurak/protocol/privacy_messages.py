@@ -215,7 +215,8 @@ def message_from_dict(d: Any, *, hexed: bool = False) -> Message:
     """The message ``d`` encodes (``hexed``: bytes written as hex, as in the JSON record)."""
     if not isinstance(d, Mapping):
         raise MessageError("a message is a map")
-    cls = KINDS.get(d.get("kind"))  # type: ignore[arg-type]
+    kind = d.get("kind")
+    cls = KINDS.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise MessageError(f"unknown message kind {d.get('kind')!r}")
     names = [f.name for f in fields(cls)]
