@@ -204,7 +204,7 @@ def test_refill_outside_the_schedule_refused_no_decryption_oracle() -> None:
     p1.expect_refill([0, 1], None)
     # The host asks for the next stock card to go to seat 2 (to learn it): refused.
     with pytest.raises(RemoteProtocolError, match="did not schedule"):
-        p1.receive(Refill(0, 1, (2, 2), -1))
+        p1.receive(Refill(0, 1, (2, 2), -1, ()))
     assert p1.t.schedule.stock_left == 36 - 18 - 0
     # A layer removal for positions the schedule never named (the bottom of the stock).
     forged = Strip(2, 0, 0, (30, 31), (CARD_POINTS[0], CARD_POINTS[1]), bytes(64))

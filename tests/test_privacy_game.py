@@ -25,6 +25,7 @@ ENGINE_GAMES = [
     (4, {"deck": 52}, 3),
     (6, {"variant": "perevodnoy", "deck": 36}, 4),
     (4, {"deck": 24, "japanese": True}, 5),
+    (3, {"variant": "duren", "deck": 52, "partial_defence": True}, 6),  # R-P1, R-P5, R-P6
 ]
 
 
@@ -141,3 +142,16 @@ def test_R_B12_a_refill_the_rules_do_not_call_for_is_named_by_the_audit() -> Non
     tab.reveal()
     report = audit(tab.record(game))
     assert any(f.seat == 0 and "R-B12" in f.what for f in report.faults)
+
+
+def test_R_F2_later_game_skips_the_lowest_trump_step_and_duren_hands_of_five() -> None:
+    rules = Rules(variant="duren", deck=52)
+    setup = Setup.from_rules(rules, 3, 1, lowest_trump=False)
+    assert setup.hand_size == 5
+    tab = MemoryTable(setup, rngs(3, 21))
+    tab.start()
+    assert tab.host.t.first_attacker is None and not tab.host.t.claims
+    assert all(len(p.cards()) == 5 for p in tab.players)
+    game = Game.deal(rules, 3, 1, dealt_deck(tab))
+    for p in tab.players:
+        assert sorted(p.cards()) == sorted(game.hand(p.seat))

@@ -37,7 +37,14 @@ MESSAGES = st.one_of(
     st.builds(Nonce, SEAT, B32),
     st.builds(Commit, SEAT, B32, B64),
     st.builds(Shuffle, SEAT, st.lists(B32, max_size=5).map(tuple)),
-    st.builds(Refill, SEAT, st.integers(1, 9), st.lists(SEAT, max_size=6).map(tuple), SEAT),
+    st.builds(
+        Refill,
+        SEAT,
+        st.integers(1, 9),
+        st.lists(SEAT, max_size=6).map(tuple),
+        SEAT,
+        st.lists(st.integers(0, 51), max_size=6).map(tuple),
+    ),
     st.builds(
         Strip,
         SEAT,

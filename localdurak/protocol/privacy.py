@@ -331,13 +331,17 @@ class Transcript:
             raise RemoteProtocolError(msg.seat, f"refill batch {msg.batch} is out of order")
         if not -1 <= msg.taker < self.n:
             raise RemoteProtocolError(msg.seat, f"seat {msg.taker} cannot take")
+        taken = set(msg.taken)
+        if not taken <= set(self.on_table) or (msg.taker < 0 and taken):
+            raise RemoteProtocolError(msg.seat, "a refill takes cards that are not on the table")
         try:
             self.schedule.refill(msg.seats)
         except ScheduleError as e:
             raise RemoteProtocolError(msg.seat, str(e)) from None
-        # The bout is over: the table goes to the discard (R-B10a) or to the taker (R-B10b).
+        # The bout is over: the table goes to the taker (R-B8; R-P5: only the uncovered cards)
+        # and the rest to the discard (R-B10a).
         for card in self.on_table:
-            if msg.taker >= 0:
+            if card in taken:
                 self.taken[card] = msg.taker
             else:
                 self.discarded.add(card)
@@ -604,7 +608,7 @@ class Player:
         self.hand: dict[int, Card] = {}
         """position -> card this seat holds (decoded or face-up), not yet played."""
         self._events: deque[Event] = deque()
-        self._expected_refills: deque[tuple[tuple[int, ...], int]] = deque()
+        self._expected_refills: deque[tuple[tuple[int, ...], int, frozenset[int] | None]] = deque()
         self._next_index = 0
         self._started = False
         self._answered: set[int] = set()
@@ -629,11 +633,19 @@ class Player:
         taken = [c for c, s in self.t.taken.items() if s == self.seat]
         return [*self.hand.values(), *taken]
 
-    def expect_refill(self, seats: Sequence[int], taker: int | None = None) -> None:
-        """The bout is over: our own engine's refill schedule (``Game.refill_schedule()``)
-        and who took the table (None: beaten off).  A Refill from the host that differs is
-        refused (no decryption oracle)."""
-        self._expected_refills.append((tuple(seats), -1 if taker is None else taker))
+    def expect_refill(
+        self, seats: Sequence[int], taker: int | None = None, taken: Sequence[int] | None = None
+    ) -> None:
+        """The bout is over: our own engine's refill schedule (``Game.refill_schedule()``),
+        who took (None: beaten off) and which cards (None: the whole table, R-B8).  A Refill
+        from the host that differs is refused (no decryption oracle)."""
+        self._expected_refills.append(
+            (
+                tuple(seats),
+                -1 if taker is None else taker,
+                None if taken is None else frozenset(taken),
+            )
+        )
 
     def play(self, card: Card, action: Mapping[str, Any], *, shown: bool = False) -> Play:
         """Step 5: play (or show) ``card`` from our hand, signing ``action`` with the proof."""
@@ -740,10 +752,11 @@ class Player:
         return out
 
     def _check_refill(self, msg: Refill) -> None:
-        if not self._expected_refills or self._expected_refills[0] != (
-            tuple(msg.seats),
-            msg.taker,
-        ):
+        expected = self._expected_refills[0] if self._expected_refills else None
+        if expected is not None and expected[2] is None:
+            table = frozenset(self.t.on_table) if expected[1] >= 0 else frozenset()
+            expected = (expected[0], expected[1], table)
+        if expected != (tuple(msg.seats), msg.taker, frozenset(msg.taken)):
             raise RemoteProtocolError(
                 msg.seat,
                 f"asked for a refill to seats {list(msg.seats)} that our own engine did not "
@@ -923,10 +936,21 @@ class Host:
             return self._everyone(msg)
         return self._everyone(msg)
 
-    def refill(self, seats: Sequence[int], taker: int | None = None) -> list[Outgoing]:
+    def refill(
+        self, seats: Sequence[int], taker: int | None = None, taken: Sequence[int] | None = None
+    ) -> list[Outgoing]:
         """End a bout and start its refill batch (R-B12), from the host's own engine:
-        ``seats`` one per card drawn, ``taker`` the defender who took (None: beaten off)."""
-        msg = Refill(0, len(self.t.schedule.batches), tuple(seats), -1 if taker is None else taker)
+        ``seats`` one per card drawn, ``taker`` the defender who took (None: beaten off),
+        ``taken`` the cards he took (None: the whole table; R-P5 takes only the uncovered)."""
+        if taker is None:
+            cards: tuple[int, ...] = ()
+        elif taken is None:
+            cards = tuple(self.t.on_table)
+        else:
+            cards = tuple(int(c) for c in taken)
+        msg = Refill(
+            0, len(self.t.schedule.batches), tuple(seats), -1 if taker is None else taker, cards
+        )
         try:
             self.t.accept(msg)
         except RemoteProtocolError as e:

@@ -20,7 +20,7 @@ Cost: about 2·N·D scalar multiplications plus the proofs of the log.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -194,6 +194,19 @@ def _with_incomplete(faults: list[AuditFault], incomplete: bool) -> tuple[AuditF
     return tuple(faults)
 
 
+def bout_taker(
+    game: Game, defender: int | None, table: Sequence[Card], action: Action
+) -> tuple[int | None, list[Card]]:
+    """Who took which cards when ``action`` ended a bout (full information): the cards of the
+    table (before the action, plus the action's) now in the defender's hand."""
+    if defender is None:
+        return None, []
+    cards = [*table, *action.cards, *([action.card] if action.card is not None else [])]
+    hand = set(game.hand(defender))
+    taken = [c for c in cards if c in hand]
+    return (defender, taken) if taken else (None, [])
+
+
 def _check_actions(
     record: Mapping[str, Any], setup: Setup, t: Transcript, deck: tuple[Card, ...]
 ) -> list[AuditFault]:
@@ -208,9 +221,10 @@ def _check_actions(
         return [AuditFault(None, f"the record's rules or actions cannot be replayed: {e}")]
     faults: list[AuditFault] = []
     played: list[tuple[int, int, bool]] = []
-    bout_ends: list[tuple[tuple[int, ...], int]] = []
+    bout_ends: list[tuple[tuple[int, ...], int, frozenset[int]]] = []
     for i, action in enumerate(actions):
         bout, phase, defender = game.bout_number, game.phase, game.defender
+        table = [c for pair in game.table for c in pair if c is not None]
         try:
             game.apply(action)
         except ValueError as e:
@@ -221,9 +235,10 @@ def _check_actions(
         elif action.do in (Do.COVER, Do.TRANSFER, Do.SHOW) and action.card is not None:
             played.append((action.seat, int(action.card), action.do is Do.SHOW))
         if game.bout_number > bout or (game.phase == "over" and phase != "over"):
-            took = phase == "taking" or action.do is Do.TAKE
-            taker = defender if took and defender is not None else -1
-            bout_ends.append((tuple(game.refill_schedule()), taker))
+            taker, took = bout_taker(game, defender, table, action)
+            cards = frozenset(int(c) for c in took)
+            seats = tuple(game.refill_schedule())
+            bout_ends.append((seats, -1 if taker is None else taker, cards))
     proven = [(m.seat, m.card, m.shown) for m in t.log if isinstance(m, Play)]
     if proven != played:
         at = next((i for i, (a, b) in enumerate(zip(proven, played, strict=False)) if a != b), None)
@@ -231,9 +246,11 @@ def _check_actions(
         faults.append(
             AuditFault(None, f"the record's card actions and the cards proven differ {where}")
         )
-    refills = [(m.seats, m.taker, m.seat) for m in t.log if isinstance(m, Refill)]
-    for k, (seats, taker, host) in enumerate(refills):
-        if k >= len(bout_ends) or bout_ends[k] != (seats, taker):
+    refills = [
+        (m.seats, m.taker, frozenset(m.taken), m.seat) for m in t.log if isinstance(m, Refill)
+    ]
+    for k, (drew, who, what, host) in enumerate(refills):
+        if k >= len(bout_ends) or bout_ends[k] != (drew, who, what):
             faults.append(
                 AuditFault(host, f"refill {k + 1} does not follow the rules (R-B12, R-B8)")
             )

@@ -83,14 +83,17 @@ class Shuffle(_Message):
 @dataclass(frozen=True, slots=True)
 class Refill(_Message):
     """The host ends a bout and starts its refill batch (R-B12); ``seat`` is the host's seat.
-    Every player checks ``seats`` and ``taker`` against its own engine before stripping."""
+    Every player checks ``seats``, ``taker`` and ``taken`` against its own engine before
+    stripping."""
 
     KIND: ClassVar[str] = "refill"
-    INT_LISTS: ClassVar[frozenset[str]] = frozenset({"seats"})
+    INT_LISTS: ClassVar[frozenset[str]] = frozenset({"seats", "taken"})
     batch: int
     seats: tuple[int, ...]
     taker: int
-    """The seat that took the table (R-B8), -1 when it was beaten off: the bout is over."""
+    """The seat that took (R-B8), -1 when the table was beaten off: the bout is over."""
+    taken: tuple[int, ...]
+    """The cards it took (the whole table; R-P5: the uncovered ones); the rest is discarded."""
 
 
 @dataclass(frozen=True, slots=True)

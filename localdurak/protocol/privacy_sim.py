@@ -19,6 +19,7 @@ from ..game.engine import Game
 from ..game.rules import Rules
 from .group import GROUP, RandomBytes
 from .privacy import Event, Host, Player
+from .privacy_audit import bout_taker
 from .privacy_messages import Message, message_from_dict
 
 Tap = Callable[[str, int, Message], None]
@@ -107,10 +108,12 @@ class MemoryTable:
         self.to_host(seat, [self.players[seat].act(action)])
         self.run()
 
-    def end_bout(self, seats: Sequence[int], taker: int | None) -> None:
+    def end_bout(
+        self, seats: Sequence[int], taker: int | None, taken: Sequence[int] | None = None
+    ) -> None:
         for p in self.players:
-            p.expect_refill(seats, taker)
-        self.to_players(self.host.refill(seats, taker))
+            p.expect_refill(seats, taker, taken)
+        self.to_players(self.host.refill(seats, taker, taken))
         self.run()
 
     def reveal(self) -> None:
@@ -236,6 +239,7 @@ def play_engine_game(tab: MemoryTable, rules: Rules, rng: Chooser, max_steps: in
         everything = [a for s in range(n) for a in game.legal_actions(s)]
         action = rng.choice(everything)
         bout, phase, defender = game.bout_number, game.phase, game.defender
+        table = [c for pair in game.table for c in pair if c is not None]
         record = action.to_dict()
         if action.do in (Do.ATTACK,):
             for card in action.cards:
@@ -247,8 +251,8 @@ def play_engine_game(tab: MemoryTable, rules: Rules, rng: Chooser, max_steps: in
             tab.act(action.seat, record)
         game.apply(action)
         if game.bout_number > bout or (game.phase == "over" and phase != "over"):
-            took = phase == "taking" or action.do is Do.TAKE
-            tab.end_bout(game.refill_schedule(), defender if took else None)
+            taker, taken = bout_taker(game, defender, table, action)
+            tab.end_bout(game.refill_schedule(), taker, taken)
             for s in range(n):
                 mine = sorted(tab.players[s].cards())
                 assert mine == sorted(game.hand(s)), (s, mine, game.hand(s))
