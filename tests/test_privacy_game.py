@@ -14,7 +14,7 @@ from localdurak.game.engine import Game
 from localdurak.game.rules import Rules
 from localdurak.protocol.privacy import CardPlayed, KeysRevealed, TrumpCardDrawn
 from localdurak.protocol.privacy_audit import audit
-from localdurak.protocol.privacy_messages import Play
+from localdurak.protocol.privacy_messages import Play, Return
 from localdurak.protocol.privacy_sim import MemoryTable, dealt_deck, play_engine_game
 from localdurak.protocol.schedule import Setup
 from tests.privacy_play import play_scripted_game, rngs, table
@@ -26,6 +26,7 @@ ENGINE_GAMES = [
     (6, {"variant": "perevodnoy", "deck": 36}, 4),
     (4, {"deck": 24, "japanese": True}, 5),
     (3, {"variant": "duren", "deck": 52, "partial_defence": True}, 6),  # R-P1, R-P5, R-P6
+    (3, {"variant": "perevodnoy", "deck": 36, "cheating": True}, 0),  # R-S1..R-S4
 ]
 
 
@@ -49,6 +50,8 @@ def test_whole_engine_game_under_privacy_audits_clean(
     for a in game.log:
         replay.apply(a)
     assert replay.result == game.result
+    if options.get("cheating"):  # a challenged cheat put cards back into hands (R-S3)
+        assert any(isinstance(m, Return) for m in tab.host.t.log)
     shows = [m for m in tab.host.t.log if isinstance(m, Play) and m.shown]
     if options.get("trump_show"):
         assert all(CARDS[m.card].suit == game.trump for m in shows)

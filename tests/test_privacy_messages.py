@@ -21,6 +21,7 @@ from localdurak.protocol.privacy_messages import (
     Nonce,
     Play,
     Refill,
+    Return,
     Shuffle,
     Strip,
     message_from_dict,
@@ -53,6 +54,12 @@ MESSAGES = st.one_of(
         st.lists(st.integers(0, 51), max_size=3).map(tuple),
         st.lists(B32, max_size=3).map(tuple),
         B64,
+    ),
+    st.builds(
+        Return,
+        SEAT,
+        st.lists(st.integers(0, 51), max_size=3).map(tuple),
+        st.lists(SEAT, max_size=3).map(tuple),
     ),
     st.builds(Answer, SEAT, st.integers(2, 14), st.integers(-1, 51), st.integers(-1, 51), B64),
     st.builds(
@@ -91,7 +98,19 @@ GARBAGE = st.recursive(
 @given(
     GARBAGE,
     st.sampled_from(
-        ["nonce", "commit", "shuffle", "refill", "strip", "answer", "play", "act", "key", "nope"]
+        [
+            "nonce",
+            "commit",
+            "shuffle",
+            "refill",
+            "strip",
+            "answer",
+            "play",
+            "act",
+            "key",
+            "return",
+            "nope",
+        ]
     ),
 )
 def test_garbage_raises_only_message_error(value: Any, kind: str) -> None:

@@ -35,6 +35,7 @@ from .privacy_messages import (
     Nonce,
     Play,
     Refill,
+    Return,
     Shuffle,
     Strip,
     canonical,
@@ -258,6 +259,8 @@ class Transcript:
                 self._shuffle(msg)
             elif isinstance(msg, Refill):
                 self._refill(msg)
+            elif isinstance(msg, Return):
+                self._return(msg)
             elif isinstance(msg, Strip):
                 chunk = self._strip(msg)
             elif isinstance(msg, Answer):
@@ -347,6 +350,16 @@ class Transcript:
                 self.discarded.add(card)
         self.on_table = []
         self._open_batch(msg.batch)
+
+    def _return(self, msg: Return) -> None:
+        """R-S3: cards go back from the table to the hands they came from, public there."""
+        if len(msg.cards) != len(msg.owners) or not set(msg.cards) <= set(self.on_table):
+            raise RemoteProtocolError(msg.seat, "returns cards that are not on the table")
+        if not all(0 <= o < self.n for o in msg.owners):
+            raise RemoteProtocolError(msg.seat, "returns a card to a seat not at the table")
+        for card, owner in zip(msg.cards, msg.owners, strict=True):
+            self.on_table.remove(CARDS[card])
+            self.taken[CARDS[card]] = owner
 
     def _strip(self, msg: Strip) -> Chunk:
         chunk = self.schedule.chunk(msg.batch, msg.owner)
@@ -615,6 +628,7 @@ class Player:
         self._reported_first = False
         self._dealt_batches: set[int] = set()
         self._sent: list[Message] = []
+        self._expected_returns: deque[tuple[tuple[int, ...], tuple[int, ...]]] = deque()
 
     # --- the application's side --------------------------------------------------------
 
@@ -646,6 +660,10 @@ class Player:
                 None if taken is None else frozenset(taken),
             )
         )
+
+    def expect_return(self, cards: Sequence[int], owners: Sequence[int]) -> None:
+        """R-S3: our own engine put these cards from the table back into these hands."""
+        self._expected_returns.append((tuple(int(c) for c in cards), tuple(owners)))
 
     def play(self, card: Card, action: Mapping[str, Any], *, shown: bool = False) -> Play:
         """Step 5: play (or show) ``card`` from our hand, signing ``action`` with the proof."""
@@ -695,7 +713,7 @@ class Player:
         return self._send(self._receive(msg))
 
     def _receive(self, msg: Message) -> list[Message]:
-        own = msg.seat == self.seat and not isinstance(msg, Refill)
+        own = msg.seat == self.seat and not isinstance(msg, Refill | Return)
         if own:
             # Our own message, echoed in the host's order: it must be one we sent (the host
             # cannot speak for us), and then it needs no verification.
@@ -706,6 +724,12 @@ class Player:
             self._sent.remove(msg)
         if isinstance(msg, Refill):
             self._check_refill(msg)
+        elif isinstance(msg, Return):
+            expected = self._expected_returns.popleft() if self._expected_returns else None
+            if expected != (tuple(msg.cards), tuple(msg.owners)):
+                raise RemoteProtocolError(
+                    msg.seat, "returned cards to hands that our own engine did not (R-S3)"
+                )
         chunk = self.t.accept(msg, verify=not own)
         out: list[Message] = []
         if isinstance(msg, Nonce):
@@ -900,8 +924,8 @@ class Host:
         try:
             if msg.seat != sender:
                 raise RemoteProtocolError(sender, f"sent a message in the name of seat {msg.seat}")
-            if isinstance(msg, Refill):
-                raise RemoteProtocolError(sender, "only the host starts a refill")
+            if isinstance(msg, Refill | Return):
+                raise RemoteProtocolError(sender, "only the host ends a bout or returns cards")
             out = self._receive(msg)
             if not self.defer:
                 self.verify_pending()
@@ -951,6 +975,15 @@ class Host:
         msg = Refill(
             0, len(self.t.schedule.batches), tuple(seats), -1 if taker is None else taker, cards
         )
+        try:
+            self.t.accept(msg)
+        except RemoteProtocolError as e:
+            raise LocalProtocolError(str(e)) from None
+        return self._everyone(msg)
+
+    def return_cards(self, cards: Sequence[int], owners: Sequence[int]) -> list[Outgoing]:
+        """R-S3, from the host's own engine: cards go back from the table to these hands."""
+        msg = Return(0, tuple(int(c) for c in cards), tuple(owners))
         try:
             self.t.accept(msg)
         except RemoteProtocolError as e:

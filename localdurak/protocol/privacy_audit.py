@@ -30,7 +30,7 @@ from ..game.engine import Game
 from ..game.rules import Rules
 from .group import GROUP, InvalidPoint, Scalar
 from .privacy import RemoteProtocolError, Transcript
-from .privacy_messages import Play, Refill
+from .privacy_messages import Play, Refill, Return
 from .privacy_record import transcript_from_dict
 from .schedule import Setup
 
@@ -207,6 +207,15 @@ def bout_taker(
     return (defender, taken) if taken else (None, [])
 
 
+def returned_cards(game: Game, table: Sequence[Card]) -> tuple[list[int], list[int]]:
+    """R-S3 (full information): the cards a challenge took off the table, and whose hands
+    they went back to."""
+    now = {c for pair in game.table for c in pair if c is not None}
+    cards = [int(c) for c in table if c not in now]
+    owners = [next(s for s in range(game.seats) if CARDS[c] in game.hand(s)) for c in cards]
+    return cards, owners
+
+
 def _check_actions(
     record: Mapping[str, Any], setup: Setup, t: Transcript, deck: tuple[Card, ...]
 ) -> list[AuditFault]:
@@ -221,7 +230,7 @@ def _check_actions(
         return [AuditFault(None, f"the record's rules or actions cannot be replayed: {e}")]
     faults: list[AuditFault] = []
     played: list[tuple[int, int, bool]] = []
-    bout_ends: list[tuple[tuple[int, ...], int, frozenset[int]]] = []
+    bout_ends: list[tuple[Any, ...]] = []
     for i, action in enumerate(actions):
         bout, phase, defender = game.bout_number, game.phase, game.defender
         table = [c for pair in game.table for c in pair if c is not None]
@@ -238,7 +247,11 @@ def _check_actions(
             taker, took = bout_taker(game, defender, table, action)
             cards = frozenset(int(c) for c in took)
             seats = tuple(game.refill_schedule())
-            bout_ends.append((seats, -1 if taker is None else taker, cards))
+            bout_ends.append(("refill", seats, -1 if taker is None else taker, cards))
+        elif action.do is Do.CHALLENGE:
+            back, owners = returned_cards(game, table)
+            if back:
+                bout_ends.append(("return", tuple(back), tuple(owners)))
     proven = [(m.seat, m.card, m.shown) for m in t.log if isinstance(m, Play)]
     if proven != played:
         at = next((i for i, (a, b) in enumerate(zip(proven, played, strict=False)) if a != b), None)
@@ -246,13 +259,17 @@ def _check_actions(
         faults.append(
             AuditFault(None, f"the record's card actions and the cards proven differ {where}")
         )
-    refills = [
-        (m.seats, m.taker, frozenset(m.taken), m.seat) for m in t.log if isinstance(m, Refill)
-    ]
-    for k, (drew, who, what, host) in enumerate(refills):
-        if k >= len(bout_ends) or bout_ends[k] != (drew, who, what):
+    moves: list[tuple[tuple[Any, ...], int]] = []
+    for m in t.log:
+        if isinstance(m, Refill):
+            moves.append((("refill", m.seats, m.taker, frozenset(m.taken)), m.seat))
+        elif isinstance(m, Return):
+            moves.append((("return", m.cards, m.owners), m.seat))
+    for k, (move, host) in enumerate(moves):
+        if k >= len(bout_ends) or bout_ends[k] != move:
+            rules_ids = "R-B12, R-B8" if move[0] == "refill" else "R-S3"
             faults.append(
-                AuditFault(host, f"refill {k + 1} does not follow the rules (R-B12, R-B8)")
+                AuditFault(host, f"{move[0]} {k + 1} does not follow the rules ({rules_ids})")
             )
     return faults
 

@@ -97,6 +97,18 @@ class Refill(_Message):
 
 
 @dataclass(frozen=True, slots=True)
+class Return(_Message):
+    """R-S3, a challenged cheat: the host puts cards from the table back into the hands they
+    came from (``owners[i]`` gets ``cards[i]``); they are public there from now on.  Every
+    player checks it against its own engine."""
+
+    KIND: ClassVar[str] = "return"
+    INT_LISTS: ClassVar[frozenset[str]] = frozenset({"cards", "owners"})
+    cards: tuple[int, ...]
+    owners: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Strip(_Message):
     """Step 3: the seat removed its layer from one chunk: outputs = k⁻¹·inputs, with one
     batched DLEQ proof.  The inputs are not sent: everyone takes them from the transcript."""
@@ -161,10 +173,10 @@ class KeyReveal(_Message):
     key: bytes
 
 
-Message = Nonce | Commit | Shuffle | Refill | Strip | Answer | Play | Act | KeyReveal
+Message = Nonce | Commit | Shuffle | Refill | Return | Strip | Answer | Play | Act | KeyReveal
 
 KINDS: dict[str, type[_Message]] = {
-    c.KIND: c for c in (Nonce, Commit, Shuffle, Refill, Strip, Answer, Play, Act, KeyReveal)
+    c.KIND: c for c in (Nonce, Commit, Shuffle, Refill, Return, Strip, Answer, Play, Act, KeyReveal)
 }
 
 

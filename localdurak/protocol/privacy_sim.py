@@ -19,7 +19,7 @@ from ..game.engine import Game
 from ..game.rules import Rules
 from .group import GROUP, RandomBytes
 from .privacy import Event, Host, Player
-from .privacy_audit import bout_taker
+from .privacy_audit import bout_taker, returned_cards
 from .privacy_messages import Message, message_from_dict
 
 Tap = Callable[[str, int, Message], None]
@@ -114,6 +114,12 @@ class MemoryTable:
         for p in self.players:
             p.expect_refill(seats, taker, taken)
         self.to_players(self.host.refill(seats, taker, taken))
+        self.run()
+
+    def return_cards(self, cards: Sequence[int], owners: Sequence[int]) -> None:
+        for p in self.players:
+            p.expect_return(cards, owners)
+        self.to_players(self.host.return_cards(cards, owners))
         self.run()
 
     def reveal(self) -> None:
@@ -222,6 +228,18 @@ class Chooser(Protocol):
 
     def choice(self, seq: Sequence[Action]) -> Action: ...
 
+    def random(self) -> float: ...
+
+
+def _cheats(game: Game, seat: int) -> list[Action]:
+    """Cheating mode (R-S1): card plays the engine allows though the legal list omits them."""
+    out: list[Action] = []
+    for c in game.hand(seat):
+        out.append(Action(seat, Do.ATTACK, (c,)))
+        out.append(Action(seat, Do.TRANSFER, card=c))
+        out += [Action(seat, Do.COVER, card=c, on=a) for a, cov in game.table if cov is None]
+    return [a for a in out if game.can_apply(a)]
+
 
 def play_engine_game(tab: MemoryTable, rules: Rules, rng: Chooser, max_steps: int = 3000) -> Game:
     """Play a whole game with the rules engine choosing random legal actions, every action
@@ -237,6 +255,8 @@ def play_engine_game(tab: MemoryTable, rules: Rules, rng: Chooser, max_steps: in
         if game.result is not None:
             return game
         everything = [a for s in range(n) for a in game.legal_actions(s)]
+        if rules.cheating and rng.random() < 0.2:
+            everything = [a for s in range(n) for a in _cheats(game, s)] or everything
         action = rng.choice(everything)
         bout, phase, defender = game.bout_number, game.phase, game.defender
         table = [c for pair in game.table for c in pair if c is not None]
@@ -253,6 +273,10 @@ def play_engine_game(tab: MemoryTable, rules: Rules, rng: Chooser, max_steps: in
         if game.bout_number > bout or (game.phase == "over" and phase != "over"):
             taker, taken = bout_taker(game, defender, table, action)
             tab.end_bout(game.refill_schedule(), taker, taken)
+        elif action.do is Do.CHALLENGE:
+            cards, owners = returned_cards(game, table)
+            if cards:
+                tab.return_cards(cards, owners)
             for s in range(n):
                 mine = sorted(tab.players[s].cards())
                 assert mine == sorted(game.hand(s)), (s, mine, game.hand(s))
