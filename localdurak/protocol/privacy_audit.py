@@ -30,7 +30,7 @@ from ..game.engine import Game
 from ..game.rules import Rules
 from .group import GROUP, InvalidPoint, Scalar
 from .privacy import RemoteProtocolError, Transcript
-from .privacy_messages import Play, Refill, Return
+from .privacy_messages import Commit, KeyReveal, Message, Play, Refill, Return
 from .privacy_record import transcript_from_dict
 from .schedule import Setup
 
@@ -86,6 +86,7 @@ def audit(record: Any) -> AuditReport:
         )
 
     t = Transcript(setup)
+    t.audit_keys = _revealed_inverses(log)
     for i, msg in enumerate(log):
         try:
             t.accept(msg)
@@ -183,6 +184,23 @@ def audit(record: Any) -> AuditReport:
         cards,
         {"messages": len(log), "positions": len(decoded)},
     )
+
+
+def _revealed_inverses(log: Sequence[Message]) -> dict[int, Scalar]:
+    """The inverses of the keys revealed in the log that match their commitments: with them
+    the audit checks layer removals directly instead of their proofs."""
+    committed = {m.seat: m.key for m in log if isinstance(m, Commit)}
+    out: dict[int, Scalar] = {}
+    for m in log:
+        if not isinstance(m, KeyReveal) or m.seat not in committed:
+            continue
+        try:
+            k = GROUP.check_scalar(m.key)
+        except ValueError:
+            continue
+        if GROUP.mul_base(k) == committed[m.seat]:
+            out[m.seat] = GROUP.scalar_invert(k)
+    return out
 
 
 def _with_incomplete(faults: list[AuditFault], incomplete: bool) -> tuple[AuditFault, ...]:
