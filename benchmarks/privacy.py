@@ -6,6 +6,8 @@ of all parties together, sequential hops, bytes on the wire.  Then the headline:
 52 cards, from the first message to every hand decoded — all parties' CPU in one process, the
 critical path, and the floor (group operations on the critical path × measured time of one).
 
+Phases are attributed by the message being handled: the work a message triggers counts in its
+phase (seat 0's shuffle in "commit", the first layer removals in "deal" with the final deck).
 Times are CPU time of the running thread (``time.thread_time``), so other work on a shared
 machine does not inflate them.  The critical path comes from a discrete-event replay in one
 process: every party (each player,
