@@ -858,7 +858,10 @@ class Player:
         """Our own chunk, every other layer removed: remove ours and look the card up."""
         cards: list[Card] = []
         for p, z in zip(chunk.positions, self.t.final_values(chunk), strict=True):
-            card = self.t.card_of(GROUP.mul(self._kinv, z))
+            try:
+                card = self.t.card_of(GROUP.mul(self._kinv, z))
+            except InvalidPoint as e:  # cannot pass a verified chain; named if it ever did
+                raise RemoteProtocolError(chunk.route[-1], str(e)) from None
             if card is None or card in self.hand.values() or card in self.t.public.values():
                 raise RemoteProtocolError(
                     None,
