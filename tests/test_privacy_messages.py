@@ -83,6 +83,7 @@ def test_every_message_round_trips_through_msgpack_and_json(msg: Message) -> Non
     packed = msgpack.packb(msg.to_dict(), use_bin_type=True)
     assert message_from_dict(msgpack.unpackb(packed, raw=False)) == msg
     assert message_from_json(msg.to_json()) == msg
+    assert type(msg).from_dict(msg.to_dict()) == msg
 
 
 GARBAGE = st.recursive(

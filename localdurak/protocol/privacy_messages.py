@@ -43,6 +43,14 @@ class _Message:
             )
         return d
 
+    @classmethod
+    def from_dict(cls, d: Any) -> Message:
+        """The message ``d`` encodes; on a subclass, it must be of that kind."""
+        msg = message_from_dict(d)
+        if cls is not _Message and not isinstance(msg, cls):
+            raise MessageError(f"a {msg.KIND} message where a {cls.KIND} was expected")
+        return msg
+
     def to_json(self) -> dict[str, Any]:
         d = self.to_dict()
         for name in self.BYTES:
