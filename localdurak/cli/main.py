@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 COMMAND_MODULES: tuple[str, ...] = (
     "tables",
     "replay",
+    "audit",
 )
 
 
