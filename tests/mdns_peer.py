@@ -1,7 +1,7 @@
 """A small mDNS peer run inside a test network namespace (tests/netns.py).
 
     python tests/mdns_peer.py advertise --address A --name NAME --fingerprint FP [--probe P]
-    python tests/mdns_peer.py browse --address A --timeout S
+    python tests/mdns_peer.py browse --address A --timeout S [--wait-for NAME]
 
 Prints one JSON object per line.  ``advertise`` reads commands on standard input
 (``seats N``, ``playing``) and withdraws the table at end of input; ``browse`` prints the
@@ -45,6 +45,12 @@ async def advertise(args: argparse.Namespace) -> None:
 async def browse(args: argparse.Namespace) -> None:
     emit(event="start")
     async with TableBrowser(interfaces=[args.address]) as browser:
+        if args.wait_for:
+            tables = await browser.wait_for(
+                lambda ts: any(t.name == args.wait_for for t in ts), args.timeout
+            )
+            emit(event="found", tables=[t.to_json() for t in tables])
+            return
 
         async def report() -> None:
             async for tables in browser.updates():
@@ -65,6 +71,7 @@ def main() -> None:
     p.add_argument("--port", type=int, default=47823)
     p.add_argument("--probe", default="quick", choices=[x.value for x in Probe])
     p.add_argument("--timeout", type=float, default=5.0)
+    p.add_argument("--wait-for", default="", help="browse: exit once a table of this name is seen")
     args = p.parse_args()
     asyncio.run(advertise(args) if args.role == "advertise" else browse(args))
 

@@ -228,11 +228,16 @@ def tables_with(pred: Callable[[list[dict[str, Any]]], bool]) -> Callable[[dict[
 def test_table_found_updated_in_place_and_withdrawn(lan: netns.NetnsLan, procs: list[Proc]) -> None:
     browser = start(lan, procs, 1, "browse", "--address", lan.addresses[1], "--timeout", "30")
     browser.expect(lambda x: x["event"] == "start")
+    waiter = start(
+        lan, procs, 2, "browse", "--address", lan.addresses[2], "--wait-for", "Anna's table"
+    )
     host = start(
         lan, procs, 0, "advertise", "--address", lan.addresses[0], "--fingerprint", FP, stdin=True
     )
     host.expect(lambda x: x["event"] == "registered" and x["active"])
     line = browser.expect(tables_with(lambda ts: len(ts) == 1))
+    found = waiter.expect(lambda x: x["event"] == "found")  # TableBrowser.wait_for
+    assert [t["instance"] for t in found["tables"]] == ["Anna's table (3fa2)"]
     t = line["tables"][0]
     assert t["instance"] == "Anna's table (3fa2)" and t["name"] == "Anna's table"
     assert t["addresses"] == [lan.addresses[0]] and t["port"] == 47823
@@ -305,3 +310,12 @@ def test_one_failing_address_does_not_stop_advertising(
     p = lan.popen(0, [sys.executable, "-c", code])
     out, err = p.communicate(timeout=30)
     assert out.strip() == f"True ['{lan.addresses[0]}'] None", err
+
+
+def test_namespace_tests_skip_only_without_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(netns.sys, "platform", "linux")
+    monkeypatch.setattr(netns.os, "geteuid", lambda: 1000)
+    assert "root" in (netns.unavailable_reason() or "")
+    monkeypatch.setattr(netns.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(netns.shutil, "which", lambda name: "/usr/sbin/ip")
+    assert netns.unavailable_reason() is None

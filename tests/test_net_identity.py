@@ -148,3 +148,54 @@ async def test_certificate_passes_x509_strict_as_its_own_anchor(tmp_path: Path) 
     finally:
         server.close()
         await server.wait_closed()
+
+
+def test_sign_act_survives_the_relay(tmp_path: Path) -> None:
+    """The host decodes `act` and re-encodes it as `acted`: the signature still checks."""
+    from localdurak.protocol import messages as m
+
+    player = idm.load_or_create(tmp_path)
+    action = Action.from_dict({"seat": 2, "do": "attack", "cards": ["10d", "th"]})
+    sig = idm.sign_act(player, game=GAME, n=7, action=action)
+    act = m.message_from_wire(
+        {
+            "t": "act",
+            "id": 1,
+            "game": GAME,
+            "n": 7,
+            "sig": sig,
+            "action": {"do": "attack", "seat": 2, "cards": ["10d", "th"]},
+        }
+    )
+    assert isinstance(act, m.Act)
+    relayed = m.message_from_wire(
+        m.message_to_wire(m.Acted(seq=1, game=GAME, n=act.n, action=act.action, sig=act.sig))
+    )
+    assert isinstance(relayed, m.Acted)
+    idm.verify_act(player.public_key, relayed.sig, game=GAME, n=relayed.n, action=relayed.action)
+    with pytest.raises(AuthFailed):
+        idm.verify_act(player.public_key, relayed.sig, game=GAME, n=8, action=relayed.action)
+
+
+def test_known_hosts_remembered_privately(tmp_path: Path) -> None:
+    from localdurak.net.known_hosts import KnownHosts
+
+    known = KnownHosts.load(tmp_path)
+    assert known.hosts == {}
+    known.remember("AB" * 32, name="Anna's table", address="192.0.2.10:47823", now=1.0)
+    known.remember("cd" * 32, name="Bob's", address="192.0.2.10:47823", now=2.0, confirmed=True)
+    again = KnownHosts.load(tmp_path)
+    assert again.get("ab" * 32) is not None and again.get("ab" * 32).name == "Anna's table"  # type: ignore[union-attr]
+    found = again.for_address("192.0.2.10:47823")
+    assert found is not None and found.fingerprint == "cd" * 32 and found.confirmed
+    assert stat.S_IMODE(again.path.stat().st_mode) == 0o600
+    again.path.write_text("{not json")
+    assert KnownHosts.load(tmp_path).hosts == {}  # a damaged file is forgotten, not fatal
+
+
+def test_ephemeral_identity_signs_without_files() -> None:
+    bot = idm.Identity.ephemeral()
+    assert bot.key_path is None and idm.cert_public_key(bot.cert_der) == bot.public_key
+    action = Action.take(3)
+    sig = idm.sign_act(bot, game=GAME, n=0, action=action)
+    idm.verify_act(bot.public_key, sig, game=GAME, n=0, action=action)

@@ -361,3 +361,36 @@ async def test_client_and_host_in_separate_processes(tmp_path: Path, player: idm
         if proc.returncode is None:
             proc.kill()
             await proc.wait()
+
+
+async def test_connect_any_tries_every_advertised_address(host: Host) -> None:
+    # 127.0.0.2 is loopback too, but nothing listens there: refused, then the next works.
+    ch = await tr.connect_any(
+        ["127.0.0.2", "127.0.0.1"], host.port, fingerprint=host.ident.fingerprint
+    )
+    assert ch.peer_fingerprint == host.ident.fingerprint
+    await ch.close()
+    with pytest.raises(tr.FingerprintMismatch):
+        await tr.connect_any(["127.0.0.1", "127.0.0.2"], host.port, fingerprint="11" * 32)
+    with pytest.raises(tr.ConnectionClosed, match=r"cannot connect to 127\.0\.0\.2"):
+        await tr.connect_any(["127.0.0.2"], host.port, fingerprint=None)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("192.0.2.10:5000", ("192.0.2.10", 5000)),
+        ("192.0.2.10", ("192.0.2.10", tr.DEFAULT_PORT)),
+        ("anna-laptop.local:47823", ("anna-laptop.local", 47823)),
+        ("[2001:db8::1]:9", ("2001:db8::1", 9)),
+        ("2001:db8::1", ("2001:db8::1", tr.DEFAULT_PORT)),
+    ],
+)
+def test_parse_address(text: str, expected: tuple[str, int]) -> None:
+    assert tr.parse_address(text) == expected
+
+
+@pytest.mark.parametrize("text", [":80", "host:0", "host:http", "[::1", "host:70000"])
+def test_parse_address_refuses(text: str) -> None:
+    with pytest.raises(ValueError):
+        tr.parse_address(text)

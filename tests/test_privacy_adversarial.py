@@ -204,7 +204,7 @@ def test_refill_outside_the_schedule_refused_no_decryption_oracle() -> None:
     p1.expect_refill([0, 1], None)
     # The host asks for the next stock card to go to seat 2 (to learn it): refused.
     with pytest.raises(RemoteProtocolError, match="did not schedule"):
-        p1.receive(Refill(0, 1, (2, 2), -1))
+        p1.receive(Refill(0, 1, (2, 2), -1, ()))
     assert p1.t.schedule.stock_left == 36 - 18 - 0
     # A layer removal for positions the schedule never named (the bottom of the stock).
     forged = Strip(2, 0, 0, (30, 31), (CARD_POINTS[0], CARD_POINTS[1]), bytes(64))
@@ -291,3 +291,16 @@ def test_message_in_another_seats_name_and_a_wrong_key_reveal_refused() -> None:
     tab.run()
     report = audit(tab.record())
     assert any(f.seat == 1 and "did not reveal" in f.what for f in report.faults)
+
+
+def test_host_cannot_speak_in_a_players_name() -> None:
+    tab = table(3, 36, seed=13)
+    tab.start()
+    p1 = tab.players[1]
+    # The host relays an action in seat 1's name that seat 1 never sent...
+    forged = Act(1, 99, {"do": "take"}, bytes(64))
+    with pytest.raises(RemoteProtocolError, match="did not send"):
+        p1.receive(forged)
+    # ...and the other players refuse it for its signature.
+    with pytest.raises(RemoteProtocolError, match="not signed"):
+        tab.players[2].receive(forged)

@@ -4,12 +4,17 @@ or shown (card-privacy.md promise 1)."""
 
 from __future__ import annotations
 
+import random
+
 from localdurak.game.cards import Card
+from localdurak.game.rules import Rules
 from localdurak.protocol.cardpoints import CARD_POINTS
 from localdurak.protocol.group import GROUP
 from localdurak.protocol.privacy import CardTurned, HandDealt, TrumpCardDrawn
 from localdurak.protocol.privacy_messages import Message
-from tests.privacy_play import play_scripted_game, table
+from localdurak.protocol.privacy_sim import MemoryTable, play_engine_game
+from localdurak.protocol.schedule import Setup
+from tests.privacy_play import rngs
 
 CARD_OF = {p: i for i, p in enumerate(CARD_POINTS)}
 
@@ -31,9 +36,10 @@ def test_curious_host_learns_no_other_hand_before_it_is_played() -> None:
         if direction == "to_host" or seat == 0:  # the host role and the host's own seat
             seen.append((len(seen), msg))
 
-    tab = table(4, 36, seed=11, tap=tap)
+    rules = Rules(variant="perevodnoy", deck=36, trump_show=True)
+    tab = MemoryTable(Setup.from_rules(rules, 4, 3), rngs(4, 11), tap=tap)
     tab.start()
-    play_scripted_game(tab)
+    play_engine_game(tab, rules, random.Random(11))
     tab.reveal()
 
     # What the host's machine legitimately knows: its own cards, the turned trump card.

@@ -5,6 +5,8 @@ from __future__ import annotations
 import struct
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from localdurak.game.rules import Rules
 from localdurak.protocol import messages as m
@@ -12,6 +14,7 @@ from localdurak.protocol.codec import (
     MAX_FRAME_BEFORE_AUTH,
     BadFrame,
     BadMessage,
+    ProtocolError,
     Replayed,
     encode_frame,
 )
@@ -140,3 +143,45 @@ def test_hello_twice_refused() -> None:
     p.host.receive_data(encode_frame(m.message_to_wire(m.Hello())))
     with pytest.raises(BadMessage, match="after the handshake"):
         p.host.next_message()
+
+
+def test_sending_an_invalid_message_is_our_bug_not_the_peers() -> None:
+    p = Pair()
+    p.handshake()
+    with pytest.raises(LocalProtocolError, match="between 0 and 5"):
+        p.client.send(m.Sit(id=1, seat=9))
+    with pytest.raises(LocalProtocolError, match="control characters"):
+        p.host.send(m.Bye(reason="line one\nline two"))
+
+
+def test_error_from_an_exception_is_always_sendable() -> None:
+    from localdurak.protocol.codec import IllegalMove
+
+    p = Pair()
+    err = m.Error.from_exception(IllegalMove("R-B4c: only 2 more\nmay be thrown in", rule="R-B4c"))
+    p.to_client(err)
+    assert err.message == "R-B4c: only 2 more may be thrown in" and err.rule == "R-B4c"
+    assert m.Error.from_exception(IllegalMove("x", rule="not a rule")).rule is None
+
+
+def _frames() -> list[bytes]:
+    from tests.test_protocol_messages import EXAMPLES
+
+    return [m.encode_message(x) for x in EXAMPLES]
+
+
+@given(
+    st.lists(st.sampled_from(_frames()) | st.binary(max_size=40), max_size=8),
+    st.sampled_from([m.Role.HOST, m.Role.CLIENT]),
+)
+@settings(max_examples=200)
+def test_any_byte_stream_raises_only_protocol_errors(chunks: list[bytes], role: m.Role) -> None:
+    """A hostile peer can send any mixture of valid frames and garbage, in any order."""
+    conn = Connection(role)
+    try:
+        for chunk in chunks:
+            conn.receive_data(chunk)
+            while conn.next_message() is not None:
+                pass
+    except ProtocolError as e:
+        assert conn.state is State.CLOSED and e.code in set(m.ErrorCode)

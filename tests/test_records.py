@@ -4,12 +4,16 @@ journal of a live game.  Literal JSON, as a record file holds it."""
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from localdurak.game.actions import Action, GameResult
-from localdurak.game.cards import Card
+from localdurak.game.cards import Card, deck_cards
+from localdurak.game.engine import Game
 from localdurak.game.rules import Rules, Variant
 from localdurak.protocol.records import (
     Record,
@@ -21,6 +25,8 @@ from localdurak.protocol.records import (
     parse_record,
     read_journal,
     record_from_journal,
+    replay,
+    replay_steps,
 )
 
 DECK_36 = (
@@ -289,3 +295,37 @@ def test_journal_writer_refuses_record_fields_as_notes() -> None:
         journal_set("actions", [])
     with pytest.raises(RecordError):
         journal_append("deck", "6S")
+
+
+# --- properties over random games -------------------------------------------------------------
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6), variant=st.sampled_from(["podkidnoy", "perevodnoy", "duren"]))
+def test_random_games_round_trip_as_record_and_journal(seed: int, variant: str) -> None:
+    """A record written action by action (as a journal, or with `with_action`) reads back as
+    the same game, and replay() of any prefix is that step of replay_steps()."""
+    rng = random.Random(seed)
+    rules = Rules.from_dict({"variant": variant})
+    seats = rng.randint(2, 4)
+    deck = list(deck_cards(36))
+    rng.shuffle(deck)
+    dealer = rng.randrange(seats)
+    game = Game.deal(rules, seats, dealer, deck)
+    record = Record(rules, seats, dealer, tuple(deck))
+    lines = [journal_header(rules, seats, dealer)]
+    while game.result is None and len(record.actions) < 60:
+        options = [legal for s in range(seats) if (legal := game.legal_actions(s))]
+        action = rng.choice(rng.choice(options))
+        game.apply(action)
+        record = record.with_action(action, n=len(record.actions))
+        lines.append(journal_action(action, n=len(record.actions) - 1))
+    lines.append(journal_set("deck", deck))
+    assert parse_record(record.to_json()) == record
+    from_journal = record_from_journal("".join(lines))
+    assert from_journal == record and from_journal.action_extra == record.action_extra
+    all_steps = list(replay_steps(record))
+    assert len(all_steps) == len(record.actions) + 1
+    k = rng.randrange(len(all_steps))
+    assert replay(record.truncated(k)) == all_steps[k]
+    assert all_steps[-1]["ok"] and all_steps[-1]["applied"] == len(record.actions)

@@ -13,7 +13,13 @@ import sys
 from collections.abc import Callable, Sequence
 
 # Modules that provide subcommands, in the order `--help` lists them.
-COMMAND_MODULES: tuple[str, ...] = ("host", "join", "tables", "audit")
+COMMAND_MODULES: tuple[str, ...] = (
+    "host",
+    "join",
+    "tables",
+    "replay",
+    "audit",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

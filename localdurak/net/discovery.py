@@ -31,7 +31,7 @@ import ipaddress
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from types import TracebackType
@@ -340,6 +340,7 @@ class Advertiser:
         self.instance: str = instance_name(ad.name, ad.fingerprint)
         self._zc: AsyncZeroconf | None = None
         self._info: AsyncServiceInfo | None = None
+        self._announcing: Awaitable[Any] | None = None
         self.registered_at: float | None = None
         """`time.monotonic()` when the service was registered (benchmarks)."""
 
@@ -393,7 +394,9 @@ class Advertiser:
             self._zc, self.addresses = await open_zeroconf(self.addresses, ipv6=self.ipv6)
             await self._pick_free_name()
             self._info = self._service_info()
-            await self._zc.async_register_service(
+            # Returns once registered; the announcements (the first one at once, then two
+            # more) go on in the returned task, which we keep but do not wait for.
+            self._announcing = await self._zc.async_register_service(
                 self._info,
                 allow_name_change=False,
                 cooperating_responders=self.probe is not Probe.FULL,
@@ -431,7 +434,7 @@ class Advertiser:
             return
         self._info = self._service_info()
         try:
-            await self._zc.async_update_service(self._info)
+            self._announcing = await self._zc.async_update_service(self._info)
         except Exception as e:
             log.warning("cannot update the table's advertisement: %s", e)
 
@@ -439,7 +442,10 @@ class Advertiser:
         """Withdraw the service (goodbye packets) and stop."""
         if self._zc is not None and self._info is not None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._zc.async_unregister_service(self._info), 3)
+                # The first await removes the service; the second waits until the goodbye
+                # packets are out, so browsers drop the table at once (not at TTL expiry).
+                goodbyes = await self._zc.async_unregister_service(self._info)
+                await asyncio.wait_for(goodbyes, 3)
         self._info = None
         await self._close_zc()
 
@@ -552,7 +558,11 @@ class TableBrowser:
         if self._zc is None:
             return
         info = AsyncServiceInfo(SERVICE_TYPE, name)
-        if not await info.async_request(self._zc.zeroconf, RESOLVE_TIMEOUT_MS):
+        try:
+            if not await info.async_request(self._zc.zeroconf, RESOLVE_TIMEOUT_MS):
+                return
+        except Exception as e:  # zeroconf closing under us, a socket gone: skip this one
+            log.debug("cannot resolve %r: %s", name, e)
             return
         version = IPVersion.All if self._ipv6 else IPVersion.V4Only
         try:

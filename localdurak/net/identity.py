@@ -20,7 +20,6 @@ import datetime
 import hashlib
 import os
 import sys
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -31,6 +30,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+from localdurak.game.actions import Action
 from localdurak.protocol.codec import AuthFailed, canonical
 
 KEY_FILE: Final = "identity.key.pem"
@@ -42,6 +42,8 @@ of checking a host name (lan.md; mDNS names are not authenticated anyway)."""
 AUTH_DOMAIN: Final = b"localdurak-auth/1"
 ACTION_DOMAIN: Final = b"localdurak-action/1"
 PAIR_DOMAIN: Final = b"localdurak-pair/1"
+ACT_KIND: Final = "act"
+"""The ``kind`` signed for a game action (privacy steps sign their ``step`` instead)."""
 
 
 class IdentityError(ValueError):
@@ -100,8 +102,15 @@ class Identity:
 
     private_key: Ed25519PrivateKey
     cert_der: bytes
-    key_path: Path
-    cert_path: Path
+    key_path: Path | None
+    cert_path: Path | None
+
+    @classmethod
+    def ephemeral(cls, name: str = "Local Durak bot") -> Identity:
+        """A throwaway identity kept in memory only (a bot's seat key, a test): it can sign
+        and verify, but not serve TLS (no files for ``ssl`` to load)."""
+        key = Ed25519PrivateKey.generate()
+        return cls(key, make_certificate(key, name), None, None)
 
     @property
     def public_key(self) -> bytes:
@@ -303,6 +312,15 @@ def verify_action(
         ) from None
 
 
-def action_body(action_dict: Mapping[str, Any]) -> dict[str, Any]:
-    """The body signed for a game action: its records.md form (a plain dict)."""
-    return dict(action_dict)
+def sign_act(identity: Identity, *, game: bytes, n: int, action: Action) -> bytes:
+    """Sign a game action for an `Act` message: the body is ``action.to_dict()``, the
+    canonical records.md form that `Acted.action` decodes back to, so the signature still
+    checks after the host relays it (whatever spelling of a card the player typed)."""
+    return sign_action(
+        identity, game=game, seat=action.seat, n=n, kind=ACT_KIND, body=action.to_dict()
+    )
+
+
+def verify_act(key: bytes, sig: bytes, *, game: bytes, n: int, action: Action) -> None:
+    """Check an `Acted` (or `Act`) against the acting seat's key; raises `AuthFailed`."""
+    verify_action(key, sig, game=game, seat=action.seat, n=n, kind=ACT_KIND, body=action.to_dict())

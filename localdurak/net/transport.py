@@ -23,7 +23,7 @@ import logging
 import os
 import ssl
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -91,6 +91,8 @@ class PortInUse(OSError):
 def server_context(identity: Identity) -> ssl.SSLContext:
     """TLS 1.3 only, with the device certificate; clients are identified by signature, so
     no client certificate is asked for (CPython #75425)."""
+    if identity.cert_path is None or identity.key_path is None:
+        raise ValueError("an ephemeral identity cannot serve TLS: use identity.load_or_create")
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.minimum_version = ssl.TLSVersion.TLSv1_3
     ctx.load_cert_chain(identity.cert_path, identity.key_path)
@@ -113,7 +115,9 @@ class Channel:
     ``peer_fingerprint`` is the host certificate's fingerprint (on a client's channel);
     ``peer_key`` the peer's public key: on a client's channel the key in the host's pinned
     certificate, on the host's once the client has proven it in the handshake.  Both sides
-    can show ``pairing_code(own key, peer_key)``."""
+    can show ``pairing_code(own key, peer_key)``.
+
+    One task reads (``recv``); any number may ``send`` (sends are serialized)."""
 
     def __init__(
         self,
@@ -278,6 +282,54 @@ async def connect(
         await channel.close()
         raise
     return channel
+
+
+async def connect_any(
+    addresses: Sequence[str], port: int, *, fingerprint: str | None, timeout: float = 5.0
+) -> Channel:
+    """Try every address a table advertised, in order, and return the first connection whose
+    certificate matches (lan.md: "a client tries every advertised address").  Raises the
+    `FingerprintMismatch` if any address answered with the wrong certificate and none with
+    the right one, else the last `ConnectionClosed`."""
+    if not addresses:
+        raise ConnectionClosed("the table advertised no address")
+    mismatch: FingerprintMismatch | None = None
+    last: ConnectionClosed | None = None
+    for address in addresses:
+        try:
+            return await connect(address, port, fingerprint=fingerprint, timeout=timeout)
+        except FingerprintMismatch as e:
+            mismatch = e
+        except ConnectionClosed as e:
+            last = e
+    if mismatch is not None:
+        raise mismatch
+    assert last is not None
+    raise last
+
+
+def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int]:
+    """``HOST:PORT``, ``HOST``, ``[v6]:PORT`` or ``v6`` → (host, port), for ``--address``.
+    Raises `ValueError` with a message for the person who typed it."""
+    t = text.strip()
+    host, port_s = t, ""
+    if t.startswith("["):
+        end = t.find("]")
+        if end < 0:
+            raise ValueError(f"{text!r}: an IPv6 address in brackets needs its closing ']'")
+        host, rest = t[1:end], t[end + 1 :]
+        if rest and not rest.startswith(":"):
+            raise ValueError(f"{text!r} is not HOST:PORT")
+        port_s = rest[1:]
+    elif t.count(":") == 1:
+        host, port_s = t.split(":")
+    if not host:
+        raise ValueError(f"{text!r} has no host: write HOST:PORT, e.g. 192.168.1.20:{default_port}")
+    if not port_s:
+        return host, default_port
+    if not port_s.isdigit() or not 0 < int(port_s) < 65536:
+        raise ValueError(f"{text!r}: the port must be a number from 1 to 65535")
+    return host, int(port_s)
 
 
 async def _expect(channel: Channel, kind: type[Message], timeout: float) -> Message:
@@ -485,7 +537,9 @@ __all__ = [
     "bound_port",
     "client_handshake",
     "connect",
+    "connect_any",
     "host_handshake",
     "keepalive",
+    "parse_address",
     "serve",
 ]

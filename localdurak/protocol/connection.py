@@ -27,6 +27,7 @@ from localdurak.protocol.codec import (
     FrameDecoder,
     ProtocolError,
     Replayed,
+    encode_frame,
 )
 from localdurak.protocol.messages import (
     Auth,
@@ -37,8 +38,8 @@ from localdurak.protocol.messages import (
     Role,
     Snapshot,
     Welcome,
-    encode_message,
     message_from_wire,
+    message_to_wire,
 )
 
 
@@ -164,7 +165,14 @@ class Connection:
             self.last_command_id = command_id
         elif m.KIND is Kind.EVENT:
             self.last_seq = getattr(m, "seq")  # noqa: B009
-        data = encode_message(m)
+        try:
+            # What we send must pass the checks the peer will run: a bad value here is our
+            # bug, and should not cost the peer its connection (h11's LocalProtocolError).
+            wire = message_to_wire(m)
+            message_from_wire(wire)
+            data = encode_frame(wire)
+        except ProtocolError as e:
+            raise LocalProtocolError(f"cannot send {m.TYPE!r}: {e}") from None
         if isinstance(m, Authed):
             self._open()
         return data

@@ -140,6 +140,9 @@ class Bool(Spec):
 _CONTROL_CHARS: Final = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069]")
 
 
+_RULE_ID: Final = re.compile(r"R-[A-Z0-9a-z]{1,14}")
+
+
 class Str(Spec):
     """A string of at most ``max_len`` characters.  ``text=True`` refuses control and
     bidirectional-override characters: names end up on other people's terminals."""
@@ -504,7 +507,7 @@ class Error(Message):
             "code": Choice(ErrorCode),
             "message": Str(500),
             "re": Opt(ID),
-            "rule": Opt(Str(16, pattern=r"R-[A-Z0-9a-z]+")),
+            "rule": Opt(Str(16, pattern=_RULE_ID.pattern)),
         }
     )
     code: ErrorCode
@@ -514,7 +517,11 @@ class Error(Message):
 
     @classmethod
     def from_exception(cls, error: ProtocolError, re: int | None = None) -> Error:
-        return cls(code=error.code, message=error.message[:500], re=re, rule=error.rule)
+        # The message must itself pass the schema on the other side: no control characters
+        # (an engine message with a newline would otherwise get the connection dropped).
+        message = _CONTROL_CHARS.sub(" ", error.message)[:500]
+        rule = error.rule if error.rule and _RULE_ID.fullmatch(error.rule) else None
+        return cls(code=error.code, message=message, re=re, rule=rule)
 
     def exception(self) -> ProtocolError:
         """The `ProtocolError` subclass this error stands for, to raise on the receiving side."""

@@ -35,6 +35,7 @@ from .privacy_messages import (
     Nonce,
     Play,
     Refill,
+    Return,
     Shuffle,
     Strip,
     canonical,
@@ -200,6 +201,8 @@ class Transcript:
         self.last_index = [-1] * n
         self.revealed: list[Scalar | None] = [None] * n
         self.log: list[Message] = []
+        self.audit_keys: dict[int, Scalar] = {}
+        """The audit only: inverses of revealed keys, to check layer removals directly."""
         if setup.japanese:
             self._plan_rf1()  # R-D4: diamonds are trump from the start
 
@@ -258,6 +261,8 @@ class Transcript:
                 self._shuffle(msg)
             elif isinstance(msg, Refill):
                 self._refill(msg)
+            elif isinstance(msg, Return):
+                self._return(msg)
             elif isinstance(msg, Strip):
                 chunk = self._strip(msg)
             elif isinstance(msg, Answer):
@@ -331,18 +336,32 @@ class Transcript:
             raise RemoteProtocolError(msg.seat, f"refill batch {msg.batch} is out of order")
         if not -1 <= msg.taker < self.n:
             raise RemoteProtocolError(msg.seat, f"seat {msg.taker} cannot take")
+        taken = set(msg.taken)
+        if not taken <= set(self.on_table) or (msg.taker < 0 and taken):
+            raise RemoteProtocolError(msg.seat, "a refill takes cards that are not on the table")
         try:
             self.schedule.refill(msg.seats)
         except ScheduleError as e:
             raise RemoteProtocolError(msg.seat, str(e)) from None
-        # The bout is over: the table goes to the discard (R-B10a) or to the taker (R-B10b).
+        # The bout is over: the table goes to the taker (R-B8; R-P5: only the uncovered cards)
+        # and the rest to the discard (R-B10a).
         for card in self.on_table:
-            if msg.taker >= 0:
+            if card in taken:
                 self.taken[card] = msg.taker
             else:
                 self.discarded.add(card)
         self.on_table = []
         self._open_batch(msg.batch)
+
+    def _return(self, msg: Return) -> None:
+        """R-S3: cards go back from the table to the hands they came from, public there."""
+        if len(msg.cards) != len(msg.owners) or not set(msg.cards) <= set(self.on_table):
+            raise RemoteProtocolError(msg.seat, "returns cards that are not on the table")
+        if not all(0 <= o < self.n for o in msg.owners):
+            raise RemoteProtocolError(msg.seat, "returns a card to a seat not at the table")
+        for card, owner in zip(msg.cards, msg.owners, strict=True):
+            self.on_table.remove(CARDS[card])
+            self.taken[CARDS[card]] = owner
 
     def _strip(self, msg: Strip) -> Chunk:
         chunk = self.schedule.chunk(msg.batch, msg.owner)
@@ -370,13 +389,21 @@ class Transcript:
             return
         seat = chunk.route[d]
         stages = self.stages[chunk.key]
-        ok = batch_dleq_verify(
-            self.key_of(seat),
-            stages[d + 1],
-            stages[d],
-            self.proofs[chunk.key][d],
-            self.ctx(seat, _strip_step(chunk), chunk.positions),
-        )
+        kinv = self.audit_keys.get(seat)
+        if kinv is not None:
+            # The audit knows the key: check the removal itself (cheaper than the proof).
+            try:
+                ok = all(GROUP.mul(kinv, x) == y for x, y in zip(*stages[d : d + 2], strict=True))
+            except InvalidPoint:
+                ok = False
+        else:
+            ok = batch_dleq_verify(
+                self.key_of(seat),
+                stages[d + 1],
+                stages[d],
+                self.proofs[chunk.key][d],
+                self.ctx(seat, _strip_step(chunk), chunk.positions),
+            )
         if not ok:
             raise RemoteProtocolError(
                 seat, f"its layer removal for positions {list(chunk.positions)} has a wrong proof"
@@ -604,12 +631,14 @@ class Player:
         self.hand: dict[int, Card] = {}
         """position -> card this seat holds (decoded or face-up), not yet played."""
         self._events: deque[Event] = deque()
-        self._expected_refills: deque[tuple[tuple[int, ...], int]] = deque()
+        self._expected_refills: deque[tuple[tuple[int, ...], int, frozenset[int] | None]] = deque()
         self._next_index = 0
         self._started = False
         self._answered: set[int] = set()
         self._reported_first = False
         self._dealt_batches: set[int] = set()
+        self._sent: list[Message] = []
+        self._expected_returns: deque[tuple[tuple[int, ...], tuple[int, ...]]] = deque()
 
     # --- the application's side --------------------------------------------------------
 
@@ -618,7 +647,7 @@ class Player:
         if self._started:
             raise LocalProtocolError("the protocol has already started")
         self._started = True
-        return [Nonce(self.seat, self._rng(NONCE_BYTES))]
+        return self._send([Nonce(self.seat, self._rng(NONCE_BYTES))])
 
     def next_event(self) -> Event | None:
         return self._events.popleft() if self._events else None
@@ -628,11 +657,23 @@ class Player:
         taken = [c for c, s in self.t.taken.items() if s == self.seat]
         return [*self.hand.values(), *taken]
 
-    def expect_refill(self, seats: Sequence[int], taker: int | None = None) -> None:
-        """The bout is over: our own engine's refill schedule (``Game.refill_schedule()``)
-        and who took the table (None: beaten off).  A Refill from the host that differs is
-        refused (no decryption oracle)."""
-        self._expected_refills.append((tuple(seats), -1 if taker is None else taker))
+    def expect_refill(
+        self, seats: Sequence[int], taker: int | None = None, taken: Sequence[int] | None = None
+    ) -> None:
+        """The bout is over: our own engine's refill schedule (``Game.refill_schedule()``),
+        who took (None: beaten off) and which cards (None: the whole table, R-B8).  A Refill
+        from the host that differs is refused (no decryption oracle)."""
+        self._expected_refills.append(
+            (
+                tuple(seats),
+                -1 if taker is None else taker,
+                None if taken is None else frozenset(taken),
+            )
+        )
+
+    def expect_return(self, cards: Sequence[int], owners: Sequence[int]) -> None:
+        """R-S3: our own engine put these cards from the table back into these hands."""
+        self._expected_returns.append((tuple(int(c) for c in cards), tuple(owners)))
 
     def play(self, card: Card, action: Mapping[str, Any], *, shown: bool = False) -> Play:
         """Step 5: play (or show) ``card`` from our hand, signing ``action`` with the proof."""
@@ -652,26 +693,53 @@ class Player:
         else:
             _, z = self.t.position_value(p)
             proof = dleq_prove(self._rng, self._k, self.key, CARD_POINTS[card], z, ctx)
-        return Play(self.seat, index, p, int(card), shown, dict(action), proof)
+        play = Play(self.seat, index, p, int(card), shown, dict(action), proof)
+        self._sent.append(play)
+        return play
 
     def act(self, action: Mapping[str, Any]) -> Act:
         """An action without a card, signed."""
         index = self._next_index
         self._next_index += 1
         ctx = self.t.ctx(self.seat, "act", (), _signed(index, action))
-        return Act(self.seat, index, dict(action), schnorr_prove(self._rng, self._k, self.key, ctx))
+        act = Act(self.seat, index, dict(action), schnorr_prove(self._rng, self._k, self.key, ctx))
+        self._sent.append(act)
+        return act
 
     def reveal(self) -> KeyReveal:
         """Step 7: the game is over (or aborted): publish our key for the audit."""
-        return KeyReveal(self.seat, self._k)
+        reveal = KeyReveal(self.seat, self._k)
+        self._sent.append(reveal)
+        return reveal
 
     # --- messages from the host -----------------------------------------------------------
 
+    def _send(self, msgs: list[Message]) -> list[Message]:
+        self._sent.extend(msgs)
+        return msgs
+
     def receive(self, msg: Message) -> list[Message]:
         """Take one message relayed by the host; return the messages we send in reply."""
-        own = msg.seat == self.seat and not isinstance(msg, Refill)
+        return self._send(self._receive(msg))
+
+    def _receive(self, msg: Message) -> list[Message]:
+        own = msg.seat == self.seat and not isinstance(msg, Refill | Return)
+        if own:
+            # Our own message, echoed in the host's order: it must be one we sent (the host
+            # cannot speak for us), and then it needs no verification.
+            if msg not in self._sent:
+                raise RemoteProtocolError(
+                    None, f"the host relayed a {msg.KIND} message in our name that we did not send"
+                )
+            self._sent.remove(msg)
         if isinstance(msg, Refill):
             self._check_refill(msg)
+        elif isinstance(msg, Return):
+            expected = self._expected_returns.popleft() if self._expected_returns else None
+            if expected != (tuple(msg.cards), tuple(msg.owners)):
+                raise RemoteProtocolError(
+                    msg.seat, "returned cards to hands that our own engine did not (R-S3)"
+                )
         chunk = self.t.accept(msg, verify=not own)
         out: list[Message] = []
         if isinstance(msg, Nonce):
@@ -718,10 +786,11 @@ class Player:
         return out
 
     def _check_refill(self, msg: Refill) -> None:
-        if not self._expected_refills or self._expected_refills[0] != (
-            tuple(msg.seats),
-            msg.taker,
-        ):
+        expected = self._expected_refills[0] if self._expected_refills else None
+        if expected is not None and expected[2] is None:
+            table = frozenset(self.t.on_table) if expected[1] >= 0 else frozenset()
+            expected = (expected[0], expected[1], table)
+        if expected != (tuple(msg.seats), msg.taker, frozenset(msg.taken)):
             raise RemoteProtocolError(
                 msg.seat,
                 f"asked for a refill to seats {list(msg.seats)} that our own engine did not "
@@ -789,7 +858,10 @@ class Player:
         """Our own chunk, every other layer removed: remove ours and look the card up."""
         cards: list[Card] = []
         for p, z in zip(chunk.positions, self.t.final_values(chunk), strict=True):
-            card = self.t.card_of(GROUP.mul(self._kinv, z))
+            try:
+                card = self.t.card_of(GROUP.mul(self._kinv, z))
+            except InvalidPoint as e:  # cannot pass a verified chain; named if it ever did
+                raise RemoteProtocolError(chunk.route[-1], str(e)) from None
             if card is None or card in self.hand.values() or card in self.t.public.values():
                 raise RemoteProtocolError(
                     None,
@@ -839,10 +911,20 @@ class Host:
     everybody (each checks every stage has D distinct points); everything is relayed to
     everybody, the sender included: the host's order is the game's order."""
 
-    def __init__(self, setup: Setup, *, defer_verification: bool = False) -> None:
+    def __init__(
+        self,
+        setup: Setup,
+        *,
+        defer_verification: bool = False,
+        own_seat: Player | None = None,
+    ) -> None:
         self.setup = setup
         self.t = Transcript(setup)
         self.defer = defer_verification
+        if own_seat is not None:
+            # The host's own seat runs on the same machine: a proof either of them has checked
+            # (against the same relayed values) is not checked twice.
+            self.t.verified = own_seat.t.verified
         self.refused: list[dict[str, Any]] = []
         self._pending: list[tuple[Chunk, int] | tuple[None, int]] = []
         self._held: list[Message] = []
@@ -855,8 +937,8 @@ class Host:
         try:
             if msg.seat != sender:
                 raise RemoteProtocolError(sender, f"sent a message in the name of seat {msg.seat}")
-            if isinstance(msg, Refill):
-                raise RemoteProtocolError(sender, "only the host starts a refill")
+            if isinstance(msg, Refill | Return):
+                raise RemoteProtocolError(sender, "only the host ends a bout or returns cards")
             out = self._receive(msg)
             if not self.defer:
                 self.verify_pending()
@@ -891,10 +973,30 @@ class Host:
             return self._everyone(msg)
         return self._everyone(msg)
 
-    def refill(self, seats: Sequence[int], taker: int | None = None) -> list[Outgoing]:
+    def refill(
+        self, seats: Sequence[int], taker: int | None = None, taken: Sequence[int] | None = None
+    ) -> list[Outgoing]:
         """End a bout and start its refill batch (R-B12), from the host's own engine:
-        ``seats`` one per card drawn, ``taker`` the defender who took (None: beaten off)."""
-        msg = Refill(0, len(self.t.schedule.batches), tuple(seats), -1 if taker is None else taker)
+        ``seats`` one per card drawn, ``taker`` the defender who took (None: beaten off),
+        ``taken`` the cards he took (None: the whole table; R-P5 takes only the uncovered)."""
+        if taker is None:
+            cards: tuple[int, ...] = ()
+        elif taken is None:
+            cards = tuple(self.t.on_table)
+        else:
+            cards = tuple(int(c) for c in taken)
+        msg = Refill(
+            0, len(self.t.schedule.batches), tuple(seats), -1 if taker is None else taker, cards
+        )
+        try:
+            self.t.accept(msg)
+        except RemoteProtocolError as e:
+            raise LocalProtocolError(str(e)) from None
+        return self._everyone(msg)
+
+    def return_cards(self, cards: Sequence[int], owners: Sequence[int]) -> list[Outgoing]:
+        """R-S3, from the host's own engine: cards go back from the table to these hands."""
+        msg = Return(0, tuple(int(c) for c in cards), tuple(owners))
         try:
             self.t.accept(msg)
         except RemoteProtocolError as e:

@@ -10,21 +10,29 @@ could check during the game:
   deck;
 * every "not me" claim of R-F1 (lowest trump) and so every "I hold no trump": the claimed card
   must not be in that seat's hand;
-* the attempts refused during the game are listed with their seat.
+* the attempts refused during the game are listed with their seat;
+* the record's actions, replayed by the rules engine on the decoded deck, are legal, play
+  exactly the cards proven in the protocol, and every refill batch is the one the rules call
+  for (R-B12) with the right taker.
 
 Cost: about 2·N·D scalar multiplications plus the proofs of the log.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..game.actions import Action, Do
 from ..game.cards import CARDS, Card
+from ..game.engine import Game
+from ..game.rules import Rules
 from .group import GROUP, InvalidPoint, Scalar
 from .privacy import RemoteProtocolError, Transcript
+from .privacy_messages import Commit, KeyReveal, Message, Play, Refill, Return
 from .privacy_record import transcript_from_dict
+from .schedule import Setup
 
 
 class NotARecord(ValueError):
@@ -78,6 +86,7 @@ def audit(record: Any) -> AuditReport:
         )
 
     t = Transcript(setup)
+    t.audit_keys = _revealed_inverses(log)
     for i, msg in enumerate(log):
         try:
             t.accept(msg)
@@ -86,14 +95,26 @@ def audit(record: Any) -> AuditReport:
                 AuditFault(e.seat, f"{e.reason} (message {i} of the log, accepted by the host)")
             )
             break
-    # Every strip the log holds, verified (live, players verify only what they need).
+        except ValueError as e:  # a log out of order: the host's record is wrong
+            faults.append(AuditFault(None, f"message {i} of the log cannot come here: {e}"))
+            break
+    # Every strip the log holds, verified (live, players verify only what they need), and
+    # every batch complete: a missing layer removal means a game cut short or a record cut.
+    incomplete = t.final_deck is None
     for batch in t.schedule.batches:
         for chunk in batch:
-            if chunk.key in t.stages:
-                try:
-                    t.verify_chain(chunk)
-                except RemoteProtocolError as e:
-                    faults.append(AuditFault(e.seat, e.reason))
+            if chunk.key not in t.stages:
+                incomplete = True
+                continue
+            try:
+                t.verify_chain(chunk)
+            except RemoteProtocolError as e:
+                faults.append(AuditFault(e.seat, e.reason))
+            if not t.complete(chunk):
+                incomplete = True
+    t.ensure_public()
+    if setup.lowest_trump and t.first_attacker is None:
+        incomplete = True
 
     keys: list[Scalar] = []
     for seat, k in enumerate(t.revealed):
@@ -102,7 +123,7 @@ def audit(record: Any) -> AuditReport:
         else:
             keys.append(k)
     if len(keys) < setup.seats or t.final_deck is None:
-        return AuditReport(tuple(faults), None, {"messages": len(log)})
+        return AuditReport(_with_incomplete(faults, incomplete), None, {"messages": len(log)})
 
     # Shuffles: deck_j = π_j(k_j · deck_{j-1}) as sets.
     prev = t.deck_points
@@ -156,7 +177,119 @@ def audit(record: Any) -> AuditReport:
         faults.append(AuditFault(None, "the record's deck is not the deck the protocol dealt"))
 
     cards = tuple(c for c in decoded if c is not None) if deck_ok else None
-    return AuditReport(tuple(faults), cards, {"messages": len(log), "positions": len(decoded)})
+    if cards is not None and record.get("actions"):
+        faults += _check_actions(record, setup, t, cards)
+    return AuditReport(
+        _with_incomplete(faults, incomplete),
+        cards,
+        {"messages": len(log), "positions": len(decoded)},
+    )
+
+
+def _revealed_inverses(log: Sequence[Message]) -> dict[int, Scalar]:
+    """The inverses of the keys revealed in the log that match their commitments: with them
+    the audit checks layer removals directly instead of their proofs."""
+    committed = {m.seat: m.key for m in log if isinstance(m, Commit)}
+    out: dict[int, Scalar] = {}
+    for m in log:
+        if not isinstance(m, KeyReveal) or m.seat not in committed:
+            continue
+        try:
+            k = GROUP.check_scalar(m.key)
+        except ValueError:
+            continue
+        if GROUP.mul_base(k) == committed[m.seat]:
+            out[m.seat] = GROUP.scalar_invert(k)
+    return out
+
+
+def _with_incomplete(faults: list[AuditFault], incomplete: bool) -> tuple[AuditFault, ...]:
+    """An incomplete transcript is a fault of the record only when nothing else explains it
+    (a game aborted for a named fault stops mid-batch)."""
+    if incomplete and not faults:
+        what = "the transcript is incomplete (a deal, refill or R-F1 step is missing)"
+        faults = [AuditFault(None, what)]
+    return tuple(faults)
+
+
+def bout_taker(
+    game: Game, defender: int | None, table: Sequence[Card], action: Action
+) -> tuple[int | None, list[Card]]:
+    """Who took which cards when ``action`` ended a bout (full information): the cards of the
+    table (before the action, plus the action's) now in the defender's hand."""
+    if defender is None:
+        return None, []
+    cards = [*table, *action.cards, *([action.card] if action.card is not None else [])]
+    hand = set(game.hand(defender))
+    taken = [c for c in cards if c in hand]
+    return (defender, taken) if taken else (None, [])
+
+
+def returned_cards(game: Game, table: Sequence[Card]) -> tuple[list[int], list[int]]:
+    """R-S3 (full information): the cards a challenge took off the table, and whose hands
+    they went back to."""
+    now = {c for pair in game.table for c in pair if c is not None}
+    cards = [int(c) for c in table if c not in now]
+    owners = [next(s for s in range(game.seats) if CARDS[c] in game.hand(s)) for c in cards]
+    return cards, owners
+
+
+def _check_actions(
+    record: Mapping[str, Any], setup: Setup, t: Transcript, deck: tuple[Card, ...]
+) -> list[AuditFault]:
+    """Replay the record's actions with the rules engine on the decoded deck: every action
+    legal, the cards of the card-playing actions exactly the cards proven in the protocol, and
+    every refill batch the one the rules call for (R-B12) with the right taker."""
+    try:
+        rules = Rules.from_dict(record.get("rules") or setup.rules)
+        actions = [Action.from_dict(a) for a in record["actions"]]
+        game = Game.deal(rules, setup.seats, setup.dealer, deck)
+    except (ValueError, TypeError) as e:
+        return [AuditFault(None, f"the record's rules or actions cannot be replayed: {e}")]
+    faults: list[AuditFault] = []
+    played: list[tuple[int, int, bool]] = []
+    bout_ends: list[tuple[Any, ...]] = []
+    for i, action in enumerate(actions):
+        bout, phase, defender = game.bout_number, game.phase, game.defender
+        table = [c for pair in game.table for c in pair if c is not None]
+        try:
+            game.apply(action)
+        except ValueError as e:
+            faults.append(AuditFault(action.seat, f"action {i} of the record is illegal: {e}"))
+            break
+        if action.do is Do.ATTACK:
+            played += [(action.seat, int(c), False) for c in action.cards]
+        elif action.do in (Do.COVER, Do.TRANSFER, Do.SHOW) and action.card is not None:
+            played.append((action.seat, int(action.card), action.do is Do.SHOW))
+        if game.bout_number > bout or (game.phase == "over" and phase != "over"):
+            taker, took = bout_taker(game, defender, table, action)
+            cards = frozenset(int(c) for c in took)
+            seats = tuple(game.refill_schedule())
+            bout_ends.append(("refill", seats, -1 if taker is None else taker, cards))
+        elif action.do is Do.CHALLENGE:
+            back, owners = returned_cards(game, table)
+            if back:
+                bout_ends.append(("return", tuple(back), tuple(owners)))
+    proven = [(m.seat, m.card, m.shown) for m in t.log if isinstance(m, Play)]
+    if proven != played:
+        at = next((i for i, (a, b) in enumerate(zip(proven, played, strict=False)) if a != b), None)
+        where = f"at card {at}" if at is not None else "in their number"
+        faults.append(
+            AuditFault(None, f"the record's card actions and the cards proven differ {where}")
+        )
+    moves: list[tuple[tuple[Any, ...], int]] = []
+    for m in t.log:
+        if isinstance(m, Refill):
+            moves.append((("refill", m.seats, m.taker, frozenset(m.taken)), m.seat))
+        elif isinstance(m, Return):
+            moves.append((("return", m.cards, m.owners), m.seat))
+    for k, (move, host) in enumerate(moves):
+        if k >= len(bout_ends) or bout_ends[k] != move:
+            rules_ids = "R-B12, R-B8" if move[0] == "refill" else "R-S3"
+            faults.append(
+                AuditFault(host, f"{move[0]} {k + 1} does not follow the rules ({rules_ids})")
+            )
+    return faults
 
 
 def describe(report: AuditReport) -> str:

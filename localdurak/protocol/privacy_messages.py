@@ -43,6 +43,14 @@ class _Message:
             )
         return d
 
+    @classmethod
+    def from_dict(cls, d: Any) -> Message:
+        """The message ``d`` encodes; on a subclass, it must be of that kind."""
+        msg = message_from_dict(d)
+        if cls is not _Message and not isinstance(msg, cls):
+            raise MessageError(f"a {msg.KIND} message where a {cls.KIND} was expected")
+        return msg
+
     def to_json(self) -> dict[str, Any]:
         d = self.to_dict()
         for name in self.BYTES:
@@ -83,14 +91,29 @@ class Shuffle(_Message):
 @dataclass(frozen=True, slots=True)
 class Refill(_Message):
     """The host ends a bout and starts its refill batch (R-B12); ``seat`` is the host's seat.
-    Every player checks ``seats`` and ``taker`` against its own engine before stripping."""
+    Every player checks ``seats``, ``taker`` and ``taken`` against its own engine before
+    stripping."""
 
     KIND: ClassVar[str] = "refill"
-    INT_LISTS: ClassVar[frozenset[str]] = frozenset({"seats"})
+    INT_LISTS: ClassVar[frozenset[str]] = frozenset({"seats", "taken"})
     batch: int
     seats: tuple[int, ...]
     taker: int
-    """The seat that took the table (R-B8), -1 when it was beaten off: the bout is over."""
+    """The seat that took (R-B8), -1 when the table was beaten off: the bout is over."""
+    taken: tuple[int, ...]
+    """The cards it took (the whole table; R-P5: the uncovered ones); the rest is discarded."""
+
+
+@dataclass(frozen=True, slots=True)
+class Return(_Message):
+    """R-S3, a challenged cheat: the host puts cards from the table back into the hands they
+    came from (``owners[i]`` gets ``cards[i]``); they are public there from now on.  Every
+    player checks it against its own engine."""
+
+    KIND: ClassVar[str] = "return"
+    INT_LISTS: ClassVar[frozenset[str]] = frozenset({"cards", "owners"})
+    cards: tuple[int, ...]
+    owners: tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,10 +181,10 @@ class KeyReveal(_Message):
     key: bytes
 
 
-Message = Nonce | Commit | Shuffle | Refill | Strip | Answer | Play | Act | KeyReveal
+Message = Nonce | Commit | Shuffle | Refill | Return | Strip | Answer | Play | Act | KeyReveal
 
 KINDS: dict[str, type[_Message]] = {
-    c.KIND: c for c in (Nonce, Commit, Shuffle, Refill, Strip, Answer, Play, Act, KeyReveal)
+    c.KIND: c for c in (Nonce, Commit, Shuffle, Refill, Return, Strip, Answer, Play, Act, KeyReveal)
 }
 
 
@@ -215,7 +238,8 @@ def message_from_dict(d: Any, *, hexed: bool = False) -> Message:
     """The message ``d`` encodes (``hexed``: bytes written as hex, as in the JSON record)."""
     if not isinstance(d, Mapping):
         raise MessageError("a message is a map")
-    cls = KINDS.get(d.get("kind"))  # type: ignore[arg-type]
+    kind = d.get("kind")
+    cls = KINDS.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise MessageError(f"unknown message kind {d.get('kind')!r}")
     names = [f.name for f in fields(cls)]

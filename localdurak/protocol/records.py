@@ -35,7 +35,7 @@ Readings of records.md (where it is silent):
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -47,6 +47,7 @@ from localdurak.game.actions import (
     IllegalAction,
 )
 from localdurak.game.cards import Card, CardError, Suit, deck_cards
+from localdurak.game.engine import Game
 from localdurak.game.rules import Rules, RulesError
 
 FORMAT: Final = "localdurak-record/1"
@@ -183,13 +184,16 @@ class Record:
         """Validate a parsed record object (records.md); `RecordError` says what is wrong."""
         if not isinstance(data, Mapping):
             raise RecordError("a record is a JSON object")
-        for key in _REQUIRED_KEYS:
-            if key not in data:
-                raise RecordError(f"the record has no {key!r} field")
+        # The format first: another version's record may well lack our other fields.
+        if "format" not in data:
+            raise RecordError(f"the record has no 'format' field (it should be {FORMAT!r})")
         if data["format"] != FORMAT:
             raise RecordError(
                 f"the format is {data['format']!r}; this program reads {FORMAT!r} records"
             )
+        for key in _REQUIRED_KEYS:
+            if key not in data:
+                raise RecordError(f"the record has no {key!r} field")
         try:
             rules = Rules.from_dict(data["rules"])
         except (RulesError, TypeError, ValueError) as e:
@@ -318,7 +322,7 @@ def _check_deck(deck: Sequence[Card], size: int) -> None:
 # --- replay -------------------------------------------------------------------------------
 
 
-def hand_order(trump: Suit | None) -> Any:
+def hand_order(trump: Suit | None) -> Callable[[Card], tuple[bool, int, int]]:
     """The client's order of a hand (records.md): non-trumps by rank, ties in suit order
     S H D C, then trumps by rank.  A sort key."""
 
@@ -329,19 +333,20 @@ def hand_order(trump: Suit | None) -> Any:
 
 
 _DO_ORDER: Final = {d: i for i, d in enumerate(Do)}
+_Key = Callable[[Card], tuple[bool, int, int]]
 
 
-def start_game(record: Record) -> Any:
+def start_game(record: Record) -> Game:
     """The engine's game dealt as the record says (no actions applied)."""
-    # The engine lands on its own branch; until it is merged, mypy cannot see it.
-    from localdurak.game.engine import Game  # type: ignore[import-not-found,unused-ignore]
+    try:
+        return Game.deal(
+            record.rules, record.seats, record.dealer, record.deck, previous=record.previous
+        )
+    except ValueError as e:  # a deal the engine refuses is no valid record either
+        raise RecordError(f"the engine cannot deal this game: {e}") from None
 
-    return Game.deal(
-        record.rules, record.seats, record.dealer, record.deck, previous=record.previous
-    )
 
-
-def describe(game: Any, seats: int) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
+def describe(game: Game, seats: int) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
     """records.md's ``state`` and ``legal`` for a game."""
     trump: Suit = game.trump
     key = hand_order(trump)
@@ -365,7 +370,7 @@ def describe(game: Any, seats: int) -> tuple[dict[str, Any], dict[str, list[dict
     return state, legal
 
 
-def _action_key(action: Action, key: Any) -> tuple[Any, ...]:
+def _action_key(action: Action, key: _Key) -> tuple[Any, ...]:
     cards = sorted(action.cards, key=key)
     return (
         _DO_ORDER[action.do],
@@ -376,7 +381,7 @@ def _action_key(action: Action, key: Any) -> tuple[Any, ...]:
     )
 
 
-def _legal_form(action: Action, key: Any) -> dict[str, Any]:
+def _legal_form(action: Action, key: _Key) -> dict[str, Any]:
     d = action.to_dict(with_seat=False)
     if action.do is Do.ATTACK:
         d["cards"] = [str(c) for c in sorted(action.cards, key=key)]
@@ -500,9 +505,11 @@ def _line(obj: Mapping[str, Any]) -> str:
 def read_journal(text: str | bytes) -> dict[str, Any]:
     """Fold a journal back into the record object (not validated: the deck may be missing).
 
-    A last line without its newline is a write the crash cut short: it is ignored, since the
-    writer flushes each line whole and nothing after it was applied.  Any other bad line makes
-    the journal unreadable (`RecordError`)."""
+    A last line without its newline is a write the crash cut short: it is ignored.  That is
+    safe because the writer (the host) writes and flushes each line, newline included, before
+    it announces the action to anybody, so an action whose line is incomplete never happened
+    for the players either.  Any other bad line makes the journal unreadable (`RecordError`).
+    The host resumes from this object: ``Action.from_dict`` on each of its ``actions``."""
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")

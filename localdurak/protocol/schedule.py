@@ -71,7 +71,8 @@ class Setup:
             hand_size=rules.hand_size,
             dealer=dealer,
             japanese=rules.japanese,
-            lowest_trump=lowest_trump,
+            # R-P1: in Dureń the dealer's left attacks first, no lowest trump is asked for.
+            lowest_trump=lowest_trump and str(rules.variant) != "duren",
             rules=rules.to_dict(),
         )
 
