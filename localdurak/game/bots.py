@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from typing import Final, Protocol, TypeVar
 
 from localdurak.game.actions import Action, Do, GameResult
-from localdurak.game.cards import Card, cards_of, deck_mask, lowest_rank
+from localdurak.game.cards import CARDS, Card, cards_of, deck_mask, lowest_rank
+from localdurak.game.endgame import LOSS, Solver
 from localdurak.game.engine import Game
-from localdurak.game.rules import Variant
+from localdurak.game.rules import Tie, Variant
 from localdurak.game.view import PlayerView
 
 T = TypeVar("T")
@@ -159,6 +160,10 @@ class _Memory:
     challenged_by: set[int] = field(default_factory=set)
     """Seats seen challenging (they are watching: do not cheat against them)."""
     marked: tuple[int, ...] = ()
+    solver: Solver | None = None
+    """The endgame solver of this game (its memo carries over between calls)."""
+    solved: int | None = None
+    """The value the last search found (WIN, DRAW, LOSS), None if it ran out of budget."""
     idle_bouts: int = 0
     """Bouts in a row that sent nothing to the discard pile and drew nothing (a cycle?)."""
 
@@ -186,6 +191,7 @@ class NormalBot:
     TK_TABLE = 0.8
     TK_LATE = 4.0
     LATE = 6
+    SEARCH_NODES = 800
     STUCK = 12
 
     def __init__(self, rng: Rng) -> None:
@@ -320,6 +326,9 @@ class NormalBot:
                 return self.rng.choice(acts)
         if v.rules.variant is Variant.DUREN:
             return self._duren(v)
+        solved = self._solve(v)
+        if solved is not None:
+            return None if solved is _WAIT else solved
         if seat == v.defender:
             return self._defend(v)
         if not v.table:
@@ -540,6 +549,73 @@ class NormalBot:
 
     # --- the endgame ------------------------------------------------------------------
 
+    def _solve(self, v: PlayerView) -> Action | None:
+        """Two players, the stock empty, every card placed: search the rest of the game
+        (endgame.py).  None when the search does not apply, runs out of budget or finds
+        only losses (the heuristics then make the win hardest for the opponent)."""
+        seat = v.seat
+        rules = v.rules
+        if (
+            seat is None
+            or v.stock_count
+            or rules.variant is Variant.DUREN
+            or rules.cheating
+            or v.seats - len(v.out) != 2
+            or self.mem.unseen_discards
+            or v.attacker is None
+            or v.defender is None
+        ):
+            return None
+        opp = v.defender if seat == v.attacker else v.attacker
+        if seat not in (v.attacker, v.defender) or v.teams[opp] == v.teams[seat]:
+            return None
+        ov = v.others[opp]
+        pool = self._unknown_pool(v)
+        if pool.bit_count() != ov.count - len(ov.known):
+            return None  # some card is not placed
+        mine = _mask(v.hand)
+        theirs = _mask(ov.known) | pool
+        unc = _mask(v.uncovered)
+        table = _table_mask(v)
+        taking = v.phase == "taking"
+        attacker = seat == v.attacker
+        if unc and not taking:
+            if attacker:
+                return _WAIT  # the defender answers first
+            mover_attacks = False
+        elif attacker:
+            mover_attacks = True
+        else:
+            return _WAIT
+        if self.mem.solver is None:
+            self.mem.solver = Solver(
+                trump=v.trump,
+                japanese=rules.japanese,
+                first_bout_five=rules.first_bout_five,
+                last_defender_loses=rules.tie is Tie.LAST_DEFENDER_LOSES,
+                transfers=rules.transfers,
+                budget=self.SEARCH_NODES,
+            )
+        a, d = (mine, theirs) if attacker else (theirs, mine)
+        found = self.mem.solver.best(
+            a, d, unc, table, len(v.table), taking, v.defended, mover_attacks
+        )
+        self.mem.solved = None if found is None else found[0]
+        if found is None or found[0] == LOSS:
+            return None
+        kind, card, on = found[1]
+        if kind in ("open", "throw"):
+            act = Action.attack(seat, CARDS[card])
+        elif kind == "cover":
+            act = Action.cover(seat, CARDS[card], CARDS[on])
+        elif kind == "take":
+            act = Action.take(seat)
+        elif kind == "transfer":
+            act = Action.transfer(seat, CARDS[card])
+        else:
+            act = Action.pass_(seat)
+        return act if act in v.legal else None
+
     def _known_or_possible(self, v: PlayerView, seat: int) -> int:
         """The cards ``seat`` may hold: his known cards, plus the unknown pool if he holds
         more than those."""
@@ -604,6 +680,10 @@ def make_bot(level: str, rng: Rng) -> Bot:
 
 
 # --- running a game between bots ------------------------------------------------------
+
+
+_WAIT: Final = Action(-1, Do.PASS)
+"""The solver's answer "not my moment" (distinct from None, "no answer")."""
 
 
 class BotStall(ValueError):
