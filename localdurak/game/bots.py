@@ -192,6 +192,19 @@ class NormalBot:
     TK_LATE = 4.0
     LATE = 6
     SEARCH_NODES = 800
+    # The dearest plain card (its rank in the deck, 0 the lowest) thrown in, by stage.
+    TH_EARLY = 4
+    TH_MID = 6
+    TH_LATE = 8
+    TH_TAKE = 6
+    TH_TAKE_LATE = 9
+    TH_MULTI = 3
+    # Dureń: leads shed cards below this share of the ranks; a bonus per card led; the
+    # price of covering it accepts before it takes.
+    DU_PIVOT = 0.55
+    DU_LEN = 0.3
+    DU_COVER = 4.0
+    DU_COVER_PER = 2.0
     STUCK = 12
 
     def __init__(self, rng: Rng) -> None:
@@ -418,13 +431,16 @@ class NormalBot:
         for c in throws:
             val = self._val(v, c)
             trump = c // 13 == v.trump
+            more = self.TH_MULTI if v.seats - len(v.out) > 2 else 0
             if endgame:
                 ok = not trump or len(v.hand) <= 2
             elif taking:
-                ok = not trump and val <= self._nranks - 3 - (0 if stage > 6 else -3)
+                ok = not trump and val <= (self.TH_TAKE if stage > 6 else self.TH_TAKE_LATE) + more
             else:
-                limit = 4 if stage > 12 else (6 if stage > 4 else 8)
-                ok = not trump and val <= limit
+                limit = self.TH_MID if stage > 4 else self.TH_LATE
+                if stage > 12:
+                    limit = self.TH_EARLY
+                ok = not trump and val <= limit + more
             if ok and val < best_val:
                 best, best_val = Action.attack(v.seat, c), val
         if best is None and v.rules.cheating and d is not None and self._may_cheat(v):
@@ -452,7 +468,9 @@ class NormalBot:
 
     # --- defending ----------------------------------------------------------------------
 
-    def _cover_plan(self, v: PlayerView, hand: Sequence[Card]) -> list[tuple[Card, Card]] | None:
+    def _cover_plan(
+        self, v: PlayerView, hand: Sequence[Card], attacks: Sequence[Card] | None = None
+    ) -> list[tuple[Card, Card]] | None:
         """The cheapest way to cover every uncovered attack card, or None if impossible.
 
         Attack cards in descending strength, each with the cheapest card of its own suit
@@ -460,9 +478,9 @@ class NormalBot:
         trump, jap = v.trump, v.rules.japanese
         free = sorted(hand, key=lambda c: self._val(v, c))
         plan: list[tuple[Card, Card]] = []
-        attacks = sorted(v.uncovered, key=lambda c: -self._val(v, c))
+        todo = sorted(v.uncovered if attacks is None else attacks, key=lambda c: -self._val(v, c))
         later: list[Card] = []
-        for a in attacks:
+        for a in todo:
             pick = next((c for c in free if c // 13 == a // 13 and beats(c, a, trump, jap)), None)
             if pick is None:
                 later.append(a)
@@ -638,7 +656,7 @@ class NormalBot:
         leads = [a for a in v.legal if a.do is Do.ATTACK]
         if not leads:
             return None
-        pivot = self._nranks * 0.55
+        pivot = self._nranks * self.DU_PIVOT
 
         def score(a: Action) -> float:
             # Shed as many low cards as possible; a trump or a high card in a lead is waste.
@@ -646,7 +664,7 @@ class NormalBot:
             for c in a.cards:
                 val = self._val(v, c)
                 s += (pivot - val) if c // 13 != v.trump else -(val - self._nranks + 6)
-            return s + 0.3 * len(a.cards)
+            return s + self.DU_LEN * len(a.cards)
 
         return max(leads, key=lambda a: (score(a), -len(a.cards)))
 
@@ -657,7 +675,7 @@ class NormalBot:
         plan = self._cover_plan(v, v.hand)
         if plan is not None:
             cost = self._plan_cost(v, plan)
-            if v.stock_count == 0 or cost <= 4 + 2 * len(v.table):
+            if v.stock_count == 0 or cost <= self.DU_COVER + self.DU_COVER_PER * len(v.table):
                 cover, on = max(plan, key=lambda p: self._val(v, p[1]))
                 return Action.cover(v.seat, cover, on)
         if v.rules.partial_defence:
