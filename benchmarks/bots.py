@@ -7,7 +7,8 @@ perevodnoy, a 4-player table of two normal and two random bots (alternating seat
 normal against the greedy baseline (random is too weak to tell strategies apart).  A durak
 rate is the share of games in which a seat of that level was the durak.
 Target (issue 4): normal is the durak in at most 8% of the two-player games, and a `choose`
-call takes under 5 ms.
+call takes under 5 ms (CPU time; the wall-clock time is printed too, it grows with the load of
+a shared machine).  Exit status 1 if the durak-rate target is missed.
 """
 
 from __future__ import annotations
@@ -30,19 +31,23 @@ from localdurak.game.view import PlayerView
 
 @dataclass
 class Timed:
-    """A bot whose `choose` calls are timed."""
+    """A bot whose `choose` calls are timed: CPU time of this process (what the bot costs,
+    steady on a busy machine) and wall-clock time."""
 
     bot: Bot
     times: list[float] = field(default_factory=list)
+    walls: list[float] = field(default_factory=list)
 
     @property
     def name(self) -> str:
         return self.bot.name
 
     def choose(self, view: PlayerView) -> Action | None:
-        t = time.perf_counter()
+        w = time.perf_counter()
+        t = time.process_time()
         a = self.bot.choose(view)
-        self.times.append(time.perf_counter() - t)
+        self.times.append(time.process_time() - t)
+        self.walls.append(time.perf_counter() - w)
         return a
 
 
@@ -58,6 +63,7 @@ def run(label: str, rules: Rules, levels: list[str], games: int, seed: int) -> d
     durak = {lv: 0 for lv in set(levels)}
     draws = 0
     times: dict[str, list[float]] = {lv: [] for lv in set(levels)}
+    walls: dict[str, list[float]] = {lv: [] for lv in set(levels)}
     t0 = time.perf_counter()
     for g in range(games):
         shift = g % n
@@ -69,6 +75,7 @@ def run(label: str, rules: Rules, levels: list[str], games: int, seed: int) -> d
         result = play_game(game, bots, rng)
         for s, lv in enumerate(seat_levels):
             times[lv].extend(bots[s].times)
+            walls[lv].extend(bots[s].walls)
         if result.draw:
             draws += 1
         for lv in {seat_levels[s] for s in result.durak}:
@@ -77,12 +84,15 @@ def run(label: str, rules: Rules, levels: list[str], games: int, seed: int) -> d
     out: dict[str, Any] = {"label": label, "games": games, "draws": draws, "seconds": elapsed}
     for lv in sorted(durak):
         ts = sorted(times[lv])
+        ws = sorted(walls[lv])
         out[lv] = {
             # The share of games in which a seat of this level was the durak.
             "durak_rate": durak[lv] / games,
             "durak": durak[lv],
             "choose_mean_ms": 1000 * sum(ts) / max(1, len(ts)),
             "choose_p99_ms": 1000 * ts[int(0.99 * (len(ts) - 1))] if ts else 0.0,
+            "choose_wall_mean_ms": 1000 * sum(ws) / max(1, len(ws)),
+            "choose_wall_p99_ms": 1000 * ws[int(0.99 * (len(ws) - 1))] if ws else 0.0,
             "calls": len(ts),
         }
     return out
@@ -131,7 +141,8 @@ def main(argv: list[str] | None = None) -> int:
                 x = r[lv]
                 print(
                     f"  {lv:7s} durak {100 * x['durak_rate']:5.1f}%  "
-                    f"choose mean {x['choose_mean_ms']:.3f} ms  p99 {x['choose_p99_ms']:.3f} ms"
+                    f"choose CPU mean {x['choose_mean_ms']:.3f} ms p99 {x['choose_p99_ms']:.3f} ms"
+                    f" (wall {x['choose_wall_mean_ms']:.3f} / {x['choose_wall_p99_ms']:.3f} ms)"
                 )
     main_rate = lines[0]["normal"]["durak_rate"]
     return 0 if main_rate <= 0.08 else 1
