@@ -124,3 +124,12 @@ def test_R_S2_too_late_once_the_bout_is_over() -> None:
     play(g, "0 attack 6S", "2 attack TS", "1 cover QS 6S", "1 cover 8C TS", "0 pass", "2 pass")
     assert g.table == []
     refused(g, "1 challenge TS", "R-S2", "not on the table")
+
+
+def test_R_S5_the_engine_knows_no_time_the_closing_pass_ends_the_bout() -> None:
+    g = game()
+    play(g, "0 attack 6S", "2 attack TS", "1 cover QS 6S", "1 cover 8C TS", "0 pass")
+    # until the last pass the cheat may be challenged; the host holds that pass back
+    assert g.can_apply(act("1 challenge TS"))
+    play(g, "2 pass")
+    assert g.table == [] and not g.can_apply(act("1 challenge TS"))

@@ -21,6 +21,7 @@ Where rules.md is silent the choice made is marked ``reading:`` in a comment.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import Final
 
 from localdurak.game import duren
@@ -32,7 +33,7 @@ from localdurak.game.cards import (
     Card,
     Suit,
     cards_of,
-    deck_cards,
+    deck_mask,
     lowest_rank,
     mask_of,
 )
@@ -64,6 +65,30 @@ _TEAM_OF: Final[dict[Teams, tuple[int, ...]]] = {
 }
 
 
+# Every single-card action exists once (actions are frozen): listing the legal actions then
+# builds no objects, and `apply` can recognise an action it has just listed by identity.
+_SEATS: Final = range(6)
+_ATTACK1: Final = tuple(tuple(Action(s, Do.ATTACK, (c,)) for c in CARDS) for s in _SEATS)
+_TRANSFER1: Final = tuple(tuple(Action(s, Do.TRANSFER, card=c) for c in CARDS) for s in _SEATS)
+_SHOW1: Final = tuple(tuple(Action(s, Do.SHOW, card=c) for c in CARDS) for s in _SEATS)
+_CHALLENGE1: Final = tuple(tuple(Action(s, Do.CHALLENGE, card=c) for c in CARDS) for s in _SEATS)
+_TAKE1: Final = tuple(Action(s, Do.TAKE) for s in _SEATS)
+_PASS1: Final = tuple(Action(s, Do.PASS) for s in _SEATS)
+_COVER1: list[Action | None] = [None] * (6 * 52 * 52)  # filled on first use
+
+
+def _cover_action(seat: int, card: int, on: int) -> Action:
+    i = (seat * 52 + on) * 52 + card
+    a = _COVER1[i]
+    if a is None:
+        a = _COVER1[i] = Action(seat, Do.COVER, card=CARDS[card], on=CARDS[on])
+    return a
+
+
+_deck_mask: Final = cache(deck_mask)
+
+
+@cache
 def _beat_masks(trump: Suit, japanese: bool) -> tuple[int, ...]:
     """R-B5: for each card, the set of cards that cover it."""
     out = []
@@ -97,8 +122,8 @@ _Snap = tuple[
 ]
 
 
-def _card(bit: int) -> Card:
-    return CARDS[bit.bit_length() - 1]
+def _n_cards(k: int) -> str:
+    return f"{k} card" if k == 1 else f"{k} cards"
 
 
 def _cards(mask: int) -> str:
@@ -123,9 +148,10 @@ class Game:
         self.result: GameResult | None = None
         self._duren = rules.variant is Variant.DUREN
         self._transfers = rules.variant is Variant.PEREVODNOY
+        self._free_order = rules.throw_in_order is ThrowInOrder.FREE
         self._cheating = rules.cheating
         self._beats = _beat_masks(trump, rules.japanese)
-        self._deck_mask = mask_of(deck_cards(rules.deck))
+        self._deck_mask = _deck_mask(rules.deck)
         self._team: tuple[int, ...] = _TEAM_OF.get(rules.teams, tuple(range(seats)))
         self._hs = rules.hand_size
         self._hands = [0] * seats
@@ -144,6 +170,11 @@ class Game:
         self._marked: list[int] = []
         self._marked_mask = 0
         self._defended = False  # a successful defence happened (R-B4b)
+        self._limit = self._compute_limit()
+        # The last legal list of each seat, valid while nothing changed (see `apply`).
+        self._ver = 0
+        self._memo_ver = [-1] * seats
+        self._memo_acts: list[list[Action]] = [[] for _ in range(seats)]
         self._bout_no = 0
         self._last_refill: list[int] = []
         self._last_draws: list[tuple[int, Card | None]] = []
@@ -178,8 +209,8 @@ class Game:
     ) -> Game:
         """Deal ``deck`` (in deal order, records.md) and find the first attacker."""
         rules.check_seats(seats)
-        deck = [Card(c) if not isinstance(c, Card) else c for c in deck]
-        if sorted(deck) != list(deck_cards(rules.deck)):
+        deck = [c if type(c) is Card else Card(c) for c in deck]
+        if len(deck) != rules.deck or mask_of(deck) != _deck_mask(rules.deck):
             raise RulesError(
                 f"the deck must hold each of the {rules.deck} cards of the rules' deck once (R-C1)"
             )
@@ -265,6 +296,8 @@ class Game:
             if Card(trump_card).suit != trump_suit:
                 raise ValueError("the trump card names the trump suit (R-D2)")
             game._turned = Card(trump_card)
+        if not 0 <= first_attacker < seats:
+            raise ValueError(f"the first attacker must be a seat 0..{seats - 1} (R-F1)")
         game._start_bout(first_attacker)
         return game
 
@@ -319,7 +352,7 @@ class Game:
 
     @property
     def table(self) -> list[tuple[Card, Card | None]]:
-        return list(zip(self._att, self._cov, strict=True))
+        return list(zip(self._att, self._cov))  # noqa: B905 (same length by construction)
 
     @property
     def phase(self) -> str:
@@ -347,6 +380,9 @@ class Game:
     @property
     def limit(self) -> int:
         """R-B4a/b (R-P3 in Dureń): how many attack cards this bout may hold."""
+        return self._limit
+
+    def _compute_limit(self) -> int:
         if self._duren:
             return duren.MAX_LEAD
         if self.rules.first_bout_five and not self._defended:
@@ -428,6 +464,7 @@ class Game:
             raise ValueError(f"seat {seat} has only {self._unknown[seat]} unknown cards")
         self._hands[seat] |= new
         self._unknown[seat] -= new.bit_count()
+        self._ver += 1
 
     # --- seats ------------------------------------------------------------------------
 
@@ -494,21 +531,38 @@ class Game:
     def legal_actions(self, seat: int) -> list[Action]:
         """records.md ``legal``: what ``seat`` may do now (honest actions only when cheating;
         a podkidnoy attack as single cards; a Dureń attack as every legal lead)."""
+        if not 0 <= seat < self.seats:
+            raise ValueError(f"there is no seat {seat} at this table (R-C3)")
         if self.result is not None or self._out_mask >> seat & 1:
             return []
+        att = self._att
+        if not att and seat != self.attacker:
+            return []  # only the main attacker acts before the bout opens (R-B1)
         if self._duren:
-            return self._legal_duren(seat)
+            acts = self._legal_duren(seat)
+        else:
+            acts = self._legal(seat, att) if att else self._legal_open(seat)
+            if self._cheating:
+                self._legal_challenges(seat, acts)
+        self._memo_ver[seat] = self._ver
+        self._memo_acts[seat] = acts
+        return acts[:]
+
+    def _legal_open(self, seat: int) -> list[Action]:
+        # R-B1: any card opens (several of one rank may go together).
         acts: list[Action] = []
         hand = self._hands[seat]
-        att = self._att
-        if not att:
-            if seat == self.attacker:
-                # R-B1: any card opens (several of one rank may go together).
-                acts = [Action(seat, _ATTACK, (c,)) for c in cards_of(hand)]
-            return acts
-        d = self.defender
-        assert d is not None
-        if seat == d:
+        row = _ATTACK1[seat]
+        while hand:
+            low = hand & -hand
+            acts.append(row[low.bit_length() - 1])
+            hand ^= low
+        return acts
+
+    def _legal(self, seat: int, att: list[Card]) -> list[Action]:
+        acts: list[Action] = []
+        hand = self._hands[seat]
+        if seat == self.defender:
             if not self._taking:
                 beats = self._beats
                 for a, c in zip(att, self._cov, strict=True):
@@ -516,20 +570,28 @@ class Game:
                         m = hand & beats[a]
                         while m:
                             low = m & -m
-                            acts.append(Action(seat, _COVER, card=_card(low), on=a))
+                            acts.append(_cover_action(seat, low.bit_length() - 1, a))
                             m ^= low
-                self._legal_transfers(seat, hand, acts)
-                acts.append(Action(seat, _TAKE))
-        elif self._attackers >> seat & 1 and not self._passed >> seat & 1 and self.count(seat):
-            if self._may_throw_in(seat) and self._room(1) is None:
+                if self._transfers:
+                    self._legal_transfers(seat, hand, acts)
+                acts.append(_TAKE1[seat])
+            return acts
+        bit = 1 << seat
+        if self._attackers & bit and not self._passed & bit and (hand or self._unknown[seat]):
+            d = self.defender
+            assert d is not None
+            if (
+                len(att) < self._limit
+                and self._uncovered < self._hands[d].bit_count() + self._unknown[d]
+                and (self._free_order or self._may_throw_in(seat))
+            ):
                 m = hand & self._rank_cards
+                row = _ATTACK1[seat]
                 while m:
                     low = m & -m
-                    acts.append(Action(seat, _ATTACK, (_card(low),)))
+                    acts.append(row[low.bit_length() - 1])
                     m ^= low
-            acts.append(Action(seat, _PASS))
-        if self._cheating:
-            self._legal_challenges(seat, acts)
+            acts.append(_PASS1[seat])
         return acts
 
     def _legal_transfers(self, seat: int, hand: int, acts: list[Action]) -> None:
@@ -542,23 +604,23 @@ class Game:
         if new is None:
             return
         n_att = len(self._att)
-        if self.count(new) >= n_att + 1 and n_att + 1 <= self.limit:
+        if self.count(new) >= n_att + 1 and n_att + 1 <= self._limit:
             m = hand & RANK_MASK[rank]
             while m:
                 low = m & -m
-                acts.append(Action(seat, _TRANSFER, card=_card(low)))
+                acts.append(_TRANSFER1[seat][low.bit_length() - 1])
                 m ^= low
         if self.rules.trump_show and self.count(new) >= n_att:
             m = hand & RANK_MASK[rank] & SUIT_MASK[self.trump] & ~self._shown[seat]
             while m:
                 low = m & -m
-                acts.append(Action(seat, _SHOW, card=_card(low)))
+                acts.append(_SHOW1[seat][low.bit_length() - 1])
                 m ^= low
 
     def _legal_challenges(self, seat: int, acts: list[Action]) -> None:
         for c, (by, _k, _cheat) in self._info.items():
             if by != seat and not self._challenged >> c & 1:
-                acts.append(Action(seat, _CHALLENGE, card=CARDS[c]))
+                acts.append(_CHALLENGE1[seat][c])
 
     def _legal_duren(self, seat: int) -> list[Action]:
         hand = self._hands[seat]
@@ -568,6 +630,7 @@ class Game:
             assert self.defender is not None
             most = min(duren.MAX_LEAD, self.count(self.defender))
             key_trump = self.trump
+            # reading: a lead's cards are listed in the order hands are shown (records.md).
             return [
                 Action(seat, _ATTACK, sort_hand(cards_of(m), key_trump))
                 for m in duren.leads(hand, self.rules.duren_leads, most)
@@ -581,9 +644,9 @@ class Game:
                 m = hand & beats[a]
                 while m:
                     low = m & -m
-                    acts.append(Action(seat, _COVER, card=_card(low), on=a))
+                    acts.append(_cover_action(seat, low.bit_length() - 1, a))
                     m ^= low
-        acts.append(Action(seat, _TAKE))
+        acts.append(_TAKE1[seat])
         return acts
 
     def _may_throw_in(self, seat: int) -> bool:
@@ -597,7 +660,7 @@ class Game:
     def _room(self, k: int) -> IllegalAction | None:
         """R-B4: may ``k`` more attack cards go on the table?  None if yes, else why not."""
         n_att = len(self._att)
-        limit = self.limit
+        limit = self._limit
         if n_att + k > limit:
             left = limit - n_att
             if limit == 5 and self.rules.first_bout_five:
@@ -616,8 +679,7 @@ class Game:
             more = "no more" if left <= 0 else f"only {left} more"
             return IllegalAction(
                 "R-B4c",
-                f"the defender holds {held} card{'s' if held != 1 else ''}, "
-                f"so {more} may be thrown in",
+                f"the defender holds {_n_cards(held)}, so {more} may be thrown in",
             )
         return None
 
@@ -706,6 +768,8 @@ class Game:
                 )
             ranks = {c % 13 for c in a.cards}
             if len(ranks) > 1:
+                # reading: an opening of several ranks breaks R-B1; in cheating mode it is a
+                # cheat, and every card of it is (a challenge of any takes the lead back).
                 cheat = self._cheat(
                     seat, "R-B1", "a bout opens with one card or several cards of one rank"
                 )
@@ -723,6 +787,7 @@ class Game:
                     f"{', '.join(map(str, self.attackers))})",
                 )
             if self._passed >> seat & 1:
+                # reading: "a pass lasts until the table changes" — he may not throw in either.
                 raise IllegalAction(
                     "R-B9", f"seat {seat} has passed; the pass lasts until the table changes"
                 )
@@ -732,6 +797,8 @@ class Game:
                     f"the others throw in only after the main attacker (seat {self.attacker}) "
                     "has said Done",
                 )
+            # reading: a throw-in of several cards is honest when each card's rank is on the
+            # table (R-B3 "one or more cards whose rank is already on the table").
             if m & ~self._rank_cards:
                 cheat = self._cheat(
                     seat,
@@ -806,22 +873,28 @@ class Game:
         if show:
             if not same or card // 13 != self.trump:
                 raise IllegalAction("R-B7", "show a trump of the attack cards' rank")
+            # reading: the once-per-bout limit is on showing; the same trump may still be
+            # laid down as a real transfer later in the bout.
             if self._shown[seat] >> card & 1:
                 raise IllegalAction("R-B7", f"{Card(card).pretty()} was already shown this bout")
         elif not same:
+            # reading: a cheating transfer still happens only while nothing is covered and
+            # passes R-B6's count check (R-S1: counts are enforced); a show cannot cheat, as
+            # the shown card stays in the hand and nothing lies on the table to challenge.
+            # With cheats of several ranks on the table, no transfer is honest.
             cheat = self._cheat(seat, "R-B6", "a transfer adds a card of the attack cards' rank")
         new = self._next_opponent(seat)
         assert new is not None
         n_att = len(self._att) + (0 if show else 1)
-        if not show and n_att > self.limit:
+        if not show and n_att > self._limit:
             why = self._room(1)
             assert why is not None
             raise why
         if self.count(new) < n_att:
             raise IllegalAction(
                 rule,
-                f"seat {new} holds {self.count(new)} cards, fewer than the {n_att} attack cards "
-                "a transfer would give him",
+                f"seat {new} holds {_n_cards(self.count(new))}, fewer than the {n_att} "
+                "attack cards a transfer would give him",
             )
         return cheat
 
@@ -881,13 +954,14 @@ class Game:
             if len(a.cards) > held:
                 raise IllegalAction(
                     "R-P3",
-                    f"the defender holds {held} card{'s' if held != 1 else ''}, "
-                    "so the lead may not be longer",
+                    f"the defender holds {_n_cards(held)}, so the lead may not be longer",
                 )
             return False
         if do is _COVER:
             return self._check_cover(a)
         if do is _TAKE:
+            # reading: the Dureń defender may give up and take at any time before the last
+            # card is covered, even when he could still cover (R-P4 "Otherwise he takes").
             self._check_take(seat)
             return False
         if do is _PASS:
@@ -898,7 +972,16 @@ class Game:
 
     def apply(self, action: Action) -> None:
         """Check ``action``, then play it; a refused action raises and changes nothing."""
-        cheat = self._check(action)
+        seat = action.seat
+        cheat = True
+        if type(seat) is int and 0 <= seat < self.seats and self._memo_ver[seat] == self._ver:
+            for listed in self._memo_acts[seat]:
+                if listed is action:
+                    cheat = False  # listed as legal since the last change: honest, allowed
+                    break
+        if cheat:
+            cheat = self._check(action)
+        self._ver += 1
         do = action.do
         if do is _CHALLENGE:
             self.log.append(action)
@@ -907,22 +990,55 @@ class Game:
         if self._cheating and do in (_ATTACK, _COVER, _TRANSFER):
             self._snaps.append(self._snapshot())
         self.log.append(action)
-        seat = action.seat
         if do is _ATTACK:
+            hands, att, cov = self._hands, self._att, self._cov
             for c in action.cards:
-                self._play(seat, c, cheat)
-                self._att.append(c)
-                self._cov.append(None)
-                self._uncovered += 1
-        elif do is _COVER:
-            card, on = action.card, action.on
-            assert card is not None and on is not None
+                c = CARDS[c]  # a plain int index becomes the Card
+                b = 1 << c
+                if hands[seat] & b:
+                    hands[seat] ^= b
+                    self._pub[seat] &= ~b
+                else:
+                    self._unknown[seat] -= 1
+                self._table_mask |= b
+                self._rank_cards |= RANK_MASK[c % 13]
+                if self._cheating:
+                    self._info[c] = (seat, len(self._snaps) - 1, cheat)
+                att.append(c)
+                cov.append(None)
+            self._uncovered += len(action.cards)
+            if self._duren:
+                return
+            self._passed = 0  # R-B9: the table changed
+            if self._taking:
+                self._maybe_end()  # R-B10b: the limits may allow nothing more now
+            return
+        if do is _COVER:
+            assert action.card is not None and action.on is not None
+            card = CARDS[action.card]
             self._play(seat, card, cheat)
-            self._cov[self._att.index(on)] = card
+            self._cov[self._att.index(action.on)] = card
             self._uncovered -= 1
-        elif do is _TRANSFER or do is _SHOW:
-            card = action.card
-            assert card is not None
+            if self._duren:
+                if not self._uncovered:
+                    self._end_bout(True)  # R-P4: all covered
+                return
+            self._passed = 0
+            if not self._uncovered:
+                self._maybe_end()
+            return
+        if do is _PASS:
+            self._passed |= 1 << seat
+            self._maybe_end()
+            return
+        if do is _TAKE:
+            self._taking = True
+            if self._duren:
+                self._end_bout(False)  # R-P4: nobody throws in, the bout ends at once
+                return
+        else:
+            assert action.card is not None
+            card = CARDS[action.card]
             if do is _TRANSFER:
                 self._play(seat, card, cheat)
                 self._att.append(card)
@@ -940,18 +1056,6 @@ class Game:
             self.attacker = seat
             self.defender = self._next_opponent(seat)
             self._attackers = self._compute_attackers()
-        elif do is _TAKE:
-            self._taking = True
-        else:  # pass
-            self._passed |= 1 << seat
-            self._maybe_end()
-            return
-        if self._duren:
-            if do is _TAKE:
-                self._end_bout(False)
-            elif do is _COVER and not self._uncovered:
-                self._end_bout(True)
-            return
         self._passed = 0  # R-B9: the table changed
         self._maybe_end()
 
@@ -972,8 +1076,9 @@ class Game:
         """R-B9: every attacker has passed (an attacker without cards has passed)."""
         m = self._attackers & ~self._passed
         s = 0
+        hands, unknown = self._hands, self._unknown
         while m:
-            if m & 1 and self.count(s):
+            if m & 1 and (hands[s] or unknown[s]):
                 return False
             m >>= 1
             s += 1
@@ -985,15 +1090,16 @@ class Game:
             return
         d = self.defender
         assert d is not None
-        full = len(self._att) >= self.limit
+        full = len(self._att) >= self._limit
+        held = self._hands[d].bit_count() + self._unknown[d]
         if not self._taking:
             if self._uncovered:
                 return
             # (a) all covered: every attacker passed, or R-B4 allows no further card
             # (the limit, or (c) a defender without cards, R-B13).
-            if full or not self.count(d) or self._all_passed():
+            if full or not held or self._all_passed():
                 self._end_bout(True)
-        elif full or self._uncovered >= self.count(d) or self._all_passed():
+        elif full or self._uncovered >= held or self._all_passed():
             self._end_bout(False)  # (b)
 
     def _snapshot(self) -> _Snap:
@@ -1025,6 +1131,7 @@ class Game:
             return
         # R-S3: back to just before the action that played the cheat.
         undone = [(c, s) for c, (s, kk, _) in self._info.items() if kk >= k]
+        seen = self._pub  # still in those hands after the rollback (hands only lost cards)
         (
             hands,
             unknown,
@@ -1051,12 +1158,14 @@ class Game:
         self._info = {c: i for c, i in self._info.items() if i[1] < k}
         self._challenged &= self._table_mask
         for c, s in undone:
-            # Every player saw these cards go back: they are known in their hands now.
-            b = 1 << c
-            if not self._hands[s] & b:
-                self._hands[s] |= b
-                self._unknown[s] -= 1
-            self._pub[s] |= b
+            # reading: every player saw these cards go back, so they are public in their hands.
+            self._pub[s] |= 1 << c
+        for s in range(self.seats):
+            # ... and whatever was public in a hand stays so.
+            self._pub[s] |= seen[s]
+            extra = self._pub[s] & ~self._hands[s]
+            self._hands[s] |= extra
+            self._unknown[s] -= extra.bit_count()
         self._passed = 0  # R-B9: a challenge that takes cards back changes the table
         self._mark(by)
 
@@ -1074,6 +1183,7 @@ class Game:
         taken = 0
         if defended:
             self._defended = True
+            self._limit = self._compute_limit()
         elif self._duren and self.rules.partial_defence:
             # R-P5: the covered pairs are discarded, the uncovered cards taken.
             for x, c in zip(att, cov, strict=True):
@@ -1086,10 +1196,14 @@ class Game:
         self._discard_mask |= gone
         self._hands[d] |= taken
         self._pub[d] |= taken  # everyone saw the cards he picked up
-        last_attack = list(att)
-        self._refill(d)
+        last_attack = att  # _start_bout makes a new list
+        if self.stock_count:
+            self._refill(d)
+        else:
+            self._last_refill, self._last_draws = [], []
         if not self.stock_count:
             # R-B13: with the stock empty, a player without cards is out (seat order).
+            # reading: judged after the refill, so whoever drew the last cards stays in.
             for s in range(self.seats):
                 if not self._out_mask >> s & 1 and not self.count(s):
                     self._out.append(s)
@@ -1142,6 +1256,8 @@ class Game:
 
     def _game_over(self, d: int, last_attack: list[Card]) -> bool:
         """R-B14, R-T3, R-B15: end the game when at most one player (team) holds cards."""
+        if self.stock_count:
+            return False  # nobody is out before the stock is empty (R-B13)
         live = {self._team[s] for s in range(self.seats) if not self._out_mask >> s & 1}
         if len(live) > 1:
             return False
@@ -1153,6 +1269,8 @@ class Game:
         else:
             durak = ()
         pogony = 0
+        # reading: with tie = last_defender_loses the durak did defend the last bout, so his
+        # epaulettes count too; a draw has none.
         if d in durak:
             # R-B15: the non-trump attack cards of the deck's lowest rank.
             low = lowest_rank(self.rules.deck)
@@ -1172,6 +1290,8 @@ class Game:
 
     def view(self, seat: int | None) -> PlayerView:
         """What ``seat`` may know (None: a spectator): its hand, public cards, counts."""
+        if seat is not None and not 0 <= seat < self.seats:
+            raise ValueError(f"there is no seat {seat} at this table (R-C3)")
         trump = self.trump
         others = tuple(
             SeatView(
@@ -1207,7 +1327,7 @@ class Game:
             teams=self._team,
             bout=self._bout_no,
             defended=self._defended,
-            limit=self.limit,
+            limit=self._limit,
             result=self.result,
             legal=() if seat is None else tuple(self.legal_actions(seat)),
         )
