@@ -24,7 +24,7 @@ from localdurak.game.actions import Action, Do, GameResult
 from localdurak.game.cards import CARDS, Card, cards_of, deck_mask, lowest_rank
 from localdurak.game.endgame import LOSS, Solver
 from localdurak.game.engine import Game
-from localdurak.game.rules import Tie, Variant
+from localdurak.game.rules import ThrowInOrder, Tie, Variant
 from localdurak.game.view import PlayerView
 
 T = TypeVar("T")
@@ -425,6 +425,19 @@ class NormalBot:
             return None
         if not throws and not can_pass:
             return None
+        if (
+            not throws
+            and v.rules.throw_in_order is ThrowInOrder.FIRST_WORD
+            and v.seat != v.attacker
+            and v.attacker not in v.passed
+            and v.attacker is not None
+            and v.count(v.attacker)
+        ):
+            # R-B3 first_word: throw-ins open once the main attacker has said Done; a pass
+            # now would last past it, so wait if there is a card to add then.
+            ranks = {a % 13 for a, _ in v.table} | {c % 13 for _, c in v.table if c is not None}
+            if any(c % 13 in ranks for c in v.hand):
+                return None
         endgame = v.stock_count == 0
         stage = v.stock_count
         best: Action | None = None
