@@ -22,7 +22,7 @@ from typing import Final, Protocol, TypeVar
 
 from localdurak.game.actions import Action, Do, GameResult
 from localdurak.game.cards import CARDS, Card, cards_of, deck_mask, lowest_rank
-from localdurak.game.endgame import LOSS, Solver
+from localdurak.game.endgame import LOSS, WIN, Solver
 from localdurak.game.engine import Game
 from localdurak.game.rules import ThrowInOrder, Tie, Variant
 from localdurak.game.view import PlayerView
@@ -330,17 +330,14 @@ class NormalBot:
             return challenge
         if not v.legal:
             return None
-        stuck = self.mem.idle_bouts - self.STUCK
-        if stuck > 0 and self.rng.random() < min(0.6, stuck / 40):
-            # Fixed choices can pass the same cards round the table for ever (every
-            # defender takes, nothing is discarded or drawn); a growing share of random
-            # moves breaks the cycle.
-            acts = [a for a in v.legal if a.do is not Do.CHALLENGE]
-            if acts:
-                return self.rng.choice(acts)
         if v.rules.variant is Variant.DUREN:
-            return self._duren(v)
+            return self._pick(v, self._duren(v))
         solved = self._solve(v)
+        if solved is not None and self.mem.solved == WIN:
+            return None if solved is _WAIT else solved  # a forced win ends the game
+        stuck = self._unstick(v)
+        if stuck is not None:
+            return stuck
         if solved is not None:
             return None if solved is _WAIT else solved
         if seat == v.defender:
@@ -348,6 +345,21 @@ class NormalBot:
         if not v.table:
             return self._lead(v) if seat == v.attacker else None
         return self._throw_in(v)
+
+    def _pick(self, v: PlayerView, act: Action | None) -> Action | None:
+        stuck = self._unstick(v)
+        return act if stuck is None else stuck
+
+    def _unstick(self, v: PlayerView) -> Action | None:
+        """Fixed choices can pass the same cards round the table for ever (every defender
+        takes, nothing is discarded or drawn); after a while a growing share of random moves
+        breaks the cycle."""
+        stuck = self.mem.idle_bouts - self.STUCK
+        if stuck > 0 and self.rng.random() < min(0.6, stuck / 40):
+            acts = [a for a in v.legal if a.do is not Do.CHALLENGE]
+            if acts:
+                return self.rng.choice(acts)
+        return None
 
     # --- cheating mode: challenges ----------------------------------------------------
 
