@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import sys
 from collections.abc import Callable, Sequence
 
 # Modules that provide subcommands, in the order `--help` lists them.
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("play", "rules")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,10 +29,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    # The lobby's own options, for `localdurak` with no subcommand.
+    parser.add_argument("--name", help="your name at the table (remembered)")
+    parser.add_argument("--ascii", action="store_true", help="letters instead of suit symbols")
+    parser.add_argument("--lang", help="language: en, ru (default: from LANG)")
     args = parser.parse_args(argv)
     func: Callable[[argparse.Namespace], int] | None = getattr(args, "func", None)
     if func is None:
-        # No subcommand: the lobby (issue 5). Until it exists, the help.
-        parser.print_help(sys.stdout)
-        return 0
+        from localdurak.cli.cmd_lobby import run_lobby
+
+        return run_lobby(args)
     return func(args)

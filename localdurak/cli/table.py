@@ -1,0 +1,360 @@
+"""The table screen's pieces, drawn from one seat's `PlayerView` (ui.md): the opponents, the
+trump and stock, the bout as attack/cover pairs, your hand, the log and the key line.
+
+Each function returns prompt_toolkit formatted text (style, text[, mouse handler]) for a
+given width; the application (`localdurak.cli.app`) holds the state they read (`TableUI`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
+from prompt_toolkit.utils import get_cwidth
+
+from localdurak.cli.i18n import _
+from localdurak.cli.words import (
+    card_text,
+    event_text,
+    role_word,
+    roles,
+    status_text,
+    suit_text,
+)
+from localdurak.game.actions import Do
+from localdurak.game.cards import Card
+from localdurak.game.rules import Variant
+from localdurak.game.view import PlayerView
+from localdurak.net.api import TableEvent
+
+CELL = 5
+"""Width of one card cell: "10♥" plus spacing."""
+
+
+@dataclass
+class TableUI:
+    """What the person has chosen on the screen (never sent anywhere)."""
+
+    selected: int = 0
+    """Index of the selected card in the hand."""
+    marked: set[Card] = field(default_factory=set)
+    """Cards marked with Space for a lead of several cards (R-B1, R-P2)."""
+    target: Card | None = None
+    """The attack card to cover (↑↓, Tab then a number, or a click)."""
+    focus_table: bool = False
+    """Tab: numbers and ←→ pick a table card instead of a hand card."""
+    challenge: bool = False
+    """`c` pressed: the next table card picked is challenged (R-S2)."""
+    table_cursor: int = 0
+    message: str = ""
+    message_error: bool = False
+    show_help: bool = False
+
+
+Click = Callable[[int], None]
+
+
+def _clickable(handler: Click | None, index: int) -> Callable[[MouseEvent], None] | None:
+    if handler is None:
+        return None
+
+    def on_mouse(event: MouseEvent) -> None:
+        if event.event_type == MouseEventType.MOUSE_UP:
+            handler(index)
+
+    return on_mouse
+
+
+def pad(text: str, width: int) -> str:
+    """``text`` cut or padded to ``width`` terminal cells."""
+    out = ""
+    used = 0
+    for ch in text:
+        w = get_cwidth(ch)
+        if used + w > width:
+            break
+        out += ch
+        used += w
+    return out + " " * (width - used)
+
+
+def card_style(card: Card, *, legal: bool = True) -> str:
+    colour = "red" if card.suit.red else "black"
+    return f"class:card-{colour}" + ("" if legal else "-dim")
+
+
+def card_cell(card: Card, ascii_only: bool, width: int = CELL) -> str:
+    return pad(card_text(card, ascii_only), width)
+
+
+# --- the opponents -----------------------------------------------------------------------
+
+
+def opponents(
+    view: PlayerView,
+    names: Sequence[str],
+    width: int,
+    *,
+    offline: Sequence[int] = (),
+    ascii_only: bool = False,
+) -> StyleAndTextTuples:
+    """Two lines per row of up to three opponents: name, cards, count; then their status."""
+    me = view.seat
+    n = view.seats
+    seats = [(me + k) % n for k in range(1, n)] if me is not None else list(range(n))
+    per_row = 3 if len(seats) > 2 else max(1, len(seats))
+    col = max(16, width // per_row)
+    teams = len(set(view.teams)) < view.seats
+    back = "#" if ascii_only else "▮"
+    out: StyleAndTextTuples = []
+    for row in range(0, len(seats), per_row):
+        chunk = seats[row : row + per_row]
+        line1: StyleAndTextTuples = []
+        line2: StyleAndTextTuples = []
+        for s in chunk:
+            count = view.count(s)
+            name_style = "class:name"
+            if teams:
+                name_style += f" class:team{view.teams[s] % 3}"
+            name = pad(names[s], min(12, max(4, col - 12)))
+            bars = back * min(count, 8) + ("+" if count > 8 else "")
+            text1 = f" {name.rstrip()} "
+            line1.append((name_style, text1))
+            line1.append(("class:back", bars))
+            rest = f" {count}"
+            line1.append(("class:count", rest))
+            used = get_cwidth(text1) + get_cwidth(bars) + get_cwidth(rest)
+            line1.append(("", " " * max(0, col - used)))
+            words = roles(view, s, offline)
+            text2 = " " + " · ".join(role_word(w) for w in words)
+            style2 = f"class:role-{words[0]}" if words else ""
+            if teams and not words:
+                text2 = " " + _("team {n}").format(n=view.teams[s] + 1)
+            line2.append((style2, pad(text2, col)))
+        out += [*line1, ("", "\n"), *line2, ("", "\n")]
+    return out
+
+
+# --- trump, stock, discard ---------------------------------------------------------------
+
+
+def info_line(view: PlayerView, ascii_only: bool = False) -> StyleAndTextTuples:
+    trump = view.trump
+    style = "class:trump-red" if trump.red else "class:trump-black"
+    out: StyleAndTextTuples = [("", "  "), ("class:label", _("Trump") + " ")]
+    out.append((style, suit_text(trump, ascii_only)))
+    if view.trump_card is not None:
+        out.append(("", "  "))
+        out.append((card_style(view.trump_card), f"[{card_text(view.trump_card, ascii_only)}]"))
+        out.append(("class:label", " " + _("under the stock: {n}").format(n=view.stock_count)))
+    else:
+        out.append(("class:label", "   " + _("stock: {n}").format(n=view.stock_count)))
+    out.append(("class:label", "     " + _("Discard: {n}").format(n=view.discard_count)))
+    return out
+
+
+# --- the bout --------------------------------------------------------------------------------
+
+
+def table_cards(view: PlayerView) -> list[Card]:
+    """The cards on the table in the order a number picks them: attack, its cover, next…"""
+    out: list[Card] = []
+    for a, c in view.table:
+        out.append(a)
+        if c is not None:
+            out.append(c)
+    return out
+
+
+def bout(
+    view: PlayerView,
+    ui: TableUI,
+    *,
+    ascii_only: bool = False,
+    on_click: Click | None = None,
+) -> StyleAndTextTuples:
+    """The bout as attack/cover pairs; numbers under them when a table card is being picked."""
+    label = pad("  " + _("Bout:"), 10)
+    out: StyleAndTextTuples = [("class:label", label)]
+    picking = ui.focus_table or ui.challenge
+    if not view.table:
+        out.append(("class:dim", "·"))
+        return [*out, ("", "\n\n\n")]
+    order = table_cards(view)
+    cover_row: StyleAndTextTuples = [("", " " * 10)]
+    numbers: StyleAndTextTuples = [("", " " * 10)]
+    for i, (a, c) in enumerate(view.table):
+        style = card_style(a)
+        if ui.target == a and c is None and not ui.challenge:
+            style += " class:target"
+        if picking and order.index(a) == ui.table_cursor:
+            style += " class:cursor"
+        out.append((style, pad(card_text(a, ascii_only), 4), *_handler(on_click, order.index(a))))
+        out.append(("", " " * (CELL + 1 - 4)))
+        if c is None:
+            cover_row.append(("class:dim", pad("·", CELL + 1)))
+        else:
+            cstyle = card_style(c)
+            if picking and order.index(c) == ui.table_cursor:
+                cstyle += " class:cursor"
+            cover_row.append(
+                (cstyle, pad(card_text(c, ascii_only), 4), *_handler(on_click, order.index(c)))
+            )
+            cover_row.append(("", " " * (CELL + 1 - 4)))
+        if picking:
+            numbers.append(("class:number", pad(str(i + 1), CELL + 1)))
+    limit = _("attack cards {n} of {m}").format(n=len(view.table), m=view.limit)
+    used = 10 + (CELL + 1) * len(view.table)
+    cover_row.append(("class:label", " " * max(2, 46 - used) + limit))
+    return [*out, ("", "\n"), *cover_row, ("", "\n"), *numbers, ("", "\n")]
+
+
+def _handler(on_click: Click | None, index: int) -> tuple[()] | tuple[Callable[[MouseEvent], None]]:
+    h = _clickable(on_click, index)
+    return () if h is None else (h,)
+
+
+# --- your hand ----------------------------------------------------------------------------------
+
+
+def playable(view: PlayerView) -> set[Card]:
+    """The cards you may play now (bright on screen)."""
+    out: set[Card] = set()
+    for a in view.legal:
+        if a.do is Do.ATTACK:
+            out.update(a.cards)
+        elif a.do in (Do.COVER, Do.TRANSFER, Do.SHOW) and a.card is not None:
+            out.add(a.card)
+    return out
+
+
+def hand(
+    view: PlayerView,
+    ui: TableUI,
+    width: int,
+    *,
+    ascii_only: bool = False,
+    on_click: Click | None = None,
+) -> StyleAndTextTuples:
+    """Your hand, sorted with trumps last; legal cards bright, the others dim; numbers under
+    the first ten (1-9, 0)."""
+    cards = view.hand
+    if not cards:
+        return [("class:dim", "  " + _("(no cards)")), ("", "\n")]
+    ok = playable(view)
+    per_row = max(1, (width - 2) // CELL)
+    out: StyleAndTextTuples = []
+    for row in range(0, len(cards), per_row):
+        line: StyleAndTextTuples = [("", "  ")]
+        nums: StyleAndTextTuples = [("", "  ")]
+        for i in range(row, min(len(cards), row + per_row)):
+            card = cards[i]
+            style = card_style(card, legal=card in ok)
+            if i == ui.selected and not ui.focus_table and not ui.challenge:
+                style += " class:selected"
+            if card in ui.marked:
+                style += " class:marked"
+            line.append((style, pad(card_text(card, ascii_only), 4), *_handler(on_click, i)))
+            line.append(("", " "))
+            num = str((i + 1) % 10) if i < 10 else ""
+            nums.append(("class:number", pad(num, CELL)))
+        out += [*line, ("", "\n"), *nums, ("", "\n")]
+    return out
+
+
+# --- status, log, keys ---------------------------------------------------------------------
+
+
+def status_line(
+    view: PlayerView,
+    names: Sequence[str],
+    ui: TableUI,
+    *,
+    closing: bool = False,
+    ascii_only: bool = False,
+) -> StyleAndTextTuples:
+    arrow = ">" if ascii_only else "▶"
+    if ui.message:
+        style = "class:status-error" if ui.message_error else "class:status"
+        return [(style, f" {arrow} {ui.message}")]
+    if ui.challenge:
+        return [
+            (
+                "class:status",
+                " " + arrow + " " + _("Challenge which card? 1-9 or ←→, Enter; Esc cancels."),
+            )
+        ]
+    if ui.focus_table:
+        return [
+            ("class:status", " " + arrow + " " + _("Cover which card? 1-6 or ←→, Enter; Tab back."))
+        ]
+    text = status_text(view, names, closing=closing, ascii_only=ascii_only)
+    mine = bool([a for a in view.legal if a.do is not Do.CHALLENGE])
+    return [("class:status" if mine else "class:status-wait", f" {arrow} {text}")]
+
+
+def log_lines(
+    events: Sequence[TableEvent],
+    names: Sequence[str],
+    me: int | None,
+    width: int,
+    lines: int = 2,
+    *,
+    ascii_only: bool = False,
+) -> StyleAndTextTuples:
+    """The latest events, newest last, as many as fit in ``lines`` lines of ``width``."""
+    texts = [event_text(e, names, me, ascii_only) for e in events[-24:]]
+    rows: list[str] = []
+    current = ""
+    for t in reversed(texts):
+        candidate = t if not current else f"{t} · {current}"
+        if get_cwidth(candidate) + 1 <= width:
+            current = candidate
+            continue
+        if current:
+            rows.append(current)
+        if len(rows) >= lines:
+            break
+        current = t
+    if current and len(rows) < lines:
+        rows.append(current)
+    rows = list(reversed(rows[:lines]))
+    out: StyleAndTextTuples = []
+    for i, r in enumerate(rows):
+        out.append(
+            ("class:log-new" if i == len(rows) - 1 else "class:log", " " + pad(r, width - 1))
+        )
+        out.append(("", "\n"))
+    return out
+
+
+def key_line(view: PlayerView | None, width: int, cheating: bool) -> StyleAndTextTuples:
+    """The keys that matter now, in one line."""
+    if view is not None and view.result is not None:
+        keys = [("n", _("next game")), ("q", _("leave")), ("?", _("help"))]
+    else:
+        keys = [
+            ("1-9", _("card")),
+            ("↑↓", _("target")),
+            ("Enter", _("play")),
+            ("t", _("take")),
+            ("d", _("done/pass")),
+        ]
+        if view is not None and view.rules.variant is Variant.PEREVODNOY:
+            keys.append(("p", _("transfer")))
+        if view is not None and view.rules.variant is Variant.DUREN:
+            keys.insert(1, ("Space", _("mark")))
+        if cheating:
+            keys.append(("c", _("challenge")))
+        keys += [("?", _("help")), ("q", _("quit"))]
+    out: StyleAndTextTuples = [("", " ")]
+    used = 1
+    for k, word in keys:
+        piece = get_cwidth(k) + 1 + get_cwidth(word) + 2
+        if used + piece > width:
+            break
+        out += [("class:key", k), ("class:keys", f" {word}  ")]
+        used += piece
+    return out
