@@ -125,6 +125,7 @@ def position(
     game._discard_mask = mask_of(deck_cards(rules.deck)) & ~used
     game.discard_count = game._discard_mask.bit_count()
     game._defended = defended
+    game._limit = game._compute_limit()
     game._bout_no = 1
     for s in out:
         assert not game._hands[s]

@@ -352,3 +352,28 @@ def test_refused_action_names_the_rule_and_changes_nothing() -> None:
     refused(g, "1 cover 8S 6S", "R-B5", "not an attack card")
     refused(g, "0 attack KS", "R-S1", "does not hold")
     refused(g, "7 pass", "R-C3")
+
+
+def test_listed_action_is_rechecked_once_the_game_changed() -> None:
+    g = two()
+    listed = g.legal_actions(0)
+    six = next(a for a in listed if a.cards == (C("6S"),))
+    g.apply(six)
+    # the same object, listed before the table changed, is no longer legal
+    with pytest.raises(IllegalAction, match="R-S1"):
+        g.apply(six)
+    # an equal action, not the listed object, is checked in full
+    g2 = two()
+    g2.legal_actions(0)
+    g2.apply(Action(0, Do.ATTACK, (C("6S"),)))
+    assert g2.table == g.table
+
+
+def test_R_C3_two_to_six_seats_and_attacks_go_to_the_left() -> None:
+    with pytest.raises(ValueError, match="R-C3"):
+        Game.deal(Rules(), 7, 0, list(deck_cards(52)))
+    g = make(["6S 7S 8S 9S TS JS", "6H 7H 8H 9H TH JH", "7C 7D 8D 9D TD JD"], trump="6C")
+    assert (g.attacker, g.defender) == (2, 0)  # from seat 2, "left" wraps round to seat 0
+    refused(g, "3 pass", "R-C3", "no seat 3")
+    with pytest.raises(ValueError, match="R-C3"):
+        g.legal_actions(3)

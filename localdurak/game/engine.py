@@ -21,6 +21,7 @@ Where rules.md is silent the choice made is marked ``reading:`` in a comment.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import Final
 
 from localdurak.game import duren
@@ -32,7 +33,7 @@ from localdurak.game.cards import (
     Card,
     Suit,
     cards_of,
-    deck_cards,
+    deck_mask,
     lowest_rank,
     mask_of,
 )
@@ -64,6 +65,30 @@ _TEAM_OF: Final[dict[Teams, tuple[int, ...]]] = {
 }
 
 
+# Every single-card action exists once (actions are frozen): listing the legal actions then
+# builds no objects, and `apply` can recognise an action it has just listed by identity.
+_SEATS: Final = range(6)
+_ATTACK1: Final = tuple(tuple(Action(s, Do.ATTACK, (c,)) for c in CARDS) for s in _SEATS)
+_TRANSFER1: Final = tuple(tuple(Action(s, Do.TRANSFER, card=c) for c in CARDS) for s in _SEATS)
+_SHOW1: Final = tuple(tuple(Action(s, Do.SHOW, card=c) for c in CARDS) for s in _SEATS)
+_CHALLENGE1: Final = tuple(tuple(Action(s, Do.CHALLENGE, card=c) for c in CARDS) for s in _SEATS)
+_TAKE1: Final = tuple(Action(s, Do.TAKE) for s in _SEATS)
+_PASS1: Final = tuple(Action(s, Do.PASS) for s in _SEATS)
+_COVER1: list[Action | None] = [None] * (6 * 52 * 52)  # filled on first use
+
+
+def _cover_action(seat: int, card: int, on: int) -> Action:
+    i = (seat * 52 + on) * 52 + card
+    a = _COVER1[i]
+    if a is None:
+        a = _COVER1[i] = Action(seat, Do.COVER, card=CARDS[card], on=CARDS[on])
+    return a
+
+
+_deck_mask: Final = cache(deck_mask)
+
+
+@cache
 def _beat_masks(trump: Suit, japanese: bool) -> tuple[int, ...]:
     """R-B5: for each card, the set of cards that cover it."""
     out = []
@@ -97,10 +122,6 @@ _Snap = tuple[
 ]
 
 
-def _card(bit: int) -> Card:
-    return CARDS[bit.bit_length() - 1]
-
-
 def _cards(mask: int) -> str:
     return " ".join(c.pretty() for c in cards_of(mask))
 
@@ -123,9 +144,10 @@ class Game:
         self.result: GameResult | None = None
         self._duren = rules.variant is Variant.DUREN
         self._transfers = rules.variant is Variant.PEREVODNOY
+        self._free_order = rules.throw_in_order is ThrowInOrder.FREE
         self._cheating = rules.cheating
         self._beats = _beat_masks(trump, rules.japanese)
-        self._deck_mask = mask_of(deck_cards(rules.deck))
+        self._deck_mask = _deck_mask(rules.deck)
         self._team: tuple[int, ...] = _TEAM_OF.get(rules.teams, tuple(range(seats)))
         self._hs = rules.hand_size
         self._hands = [0] * seats
@@ -144,6 +166,11 @@ class Game:
         self._marked: list[int] = []
         self._marked_mask = 0
         self._defended = False  # a successful defence happened (R-B4b)
+        self._limit = self._compute_limit()
+        # The last legal list of each seat, valid while nothing changed (see `apply`).
+        self._ver = 0
+        self._memo_ver = [-1] * seats
+        self._memo_acts: list[list[Action]] = [[] for _ in range(seats)]
         self._bout_no = 0
         self._last_refill: list[int] = []
         self._last_draws: list[tuple[int, Card | None]] = []
@@ -178,8 +205,8 @@ class Game:
     ) -> Game:
         """Deal ``deck`` (in deal order, records.md) and find the first attacker."""
         rules.check_seats(seats)
-        deck = [Card(c) if not isinstance(c, Card) else c for c in deck]
-        if sorted(deck) != list(deck_cards(rules.deck)):
+        deck = [c if type(c) is Card else Card(c) for c in deck]
+        if len(deck) != rules.deck or mask_of(deck) != _deck_mask(rules.deck):
             raise RulesError(
                 f"the deck must hold each of the {rules.deck} cards of the rules' deck once (R-C1)"
             )
@@ -268,6 +295,16 @@ class Game:
         game._start_bout(first_attacker)
         return game
 
+    @staticmethod
+    def series_dealer(previous: GameResult | None, otherwise: int) -> int:
+        """R-D5: in a later game the previous durak deals (with teams, the losing team's
+        lowest seat, as R-F2 reads it); a first game, or one after a draw, is dealt by
+        ``otherwise`` (random, chosen by the host).  reading: after a draw there is no durak
+        to deal, so the dealer is chosen as for a first game."""
+        if previous is None or previous.draw or not previous.durak:
+            return otherwise
+        return min(previous.durak)
+
     def _first_attacker(self, previous: GameResult | None) -> int:
         n = self.seats
         if self._duren:
@@ -309,7 +346,7 @@ class Game:
 
     @property
     def table(self) -> list[tuple[Card, Card | None]]:
-        return list(zip(self._att, self._cov, strict=True))
+        return list(zip(self._att, self._cov))  # noqa: B905 (same length by construction)
 
     @property
     def phase(self) -> str:
@@ -337,6 +374,9 @@ class Game:
     @property
     def limit(self) -> int:
         """R-B4a/b (R-P3 in Dureń): how many attack cards this bout may hold."""
+        return self._limit
+
+    def _compute_limit(self) -> int:
         if self._duren:
             return duren.MAX_LEAD
         if self.rules.first_bout_five and not self._defended:
@@ -418,6 +458,7 @@ class Game:
             raise ValueError(f"seat {seat} has only {self._unknown[seat]} unknown cards")
         self._hands[seat] |= new
         self._unknown[seat] -= new.bit_count()
+        self._ver += 1
 
     # --- seats ------------------------------------------------------------------------
 
@@ -484,21 +525,31 @@ class Game:
     def legal_actions(self, seat: int) -> list[Action]:
         """records.md ``legal``: what ``seat`` may do now (honest actions only when cheating;
         a podkidnoy attack as single cards; a Dureń attack as every legal lead)."""
+        if not 0 <= seat < self.seats:
+            raise ValueError(f"there is no seat {seat} at this table (R-C3)")
         if self.result is not None or self._out_mask >> seat & 1:
             return []
-        if self._duren:
-            return self._legal_duren(seat)
+        acts = self._legal_duren(seat) if self._duren else self._legal(seat)
+        if self._cheating:
+            self._legal_challenges(seat, acts)
+        self._memo_ver[seat] = self._ver
+        self._memo_acts[seat] = acts
+        return acts[:]
+
+    def _legal(self, seat: int) -> list[Action]:
         acts: list[Action] = []
         hand = self._hands[seat]
         att = self._att
         if not att:
             if seat == self.attacker:
                 # R-B1: any card opens (several of one rank may go together).
-                acts = [Action(seat, _ATTACK, (c,)) for c in cards_of(hand)]
+                row = _ATTACK1[seat]
+                while hand:
+                    low = hand & -hand
+                    acts.append(row[low.bit_length() - 1])
+                    hand ^= low
             return acts
-        d = self.defender
-        assert d is not None
-        if seat == d:
+        if seat == self.defender:
             if not self._taking:
                 beats = self._beats
                 for a, c in zip(att, self._cov, strict=True):
@@ -506,20 +557,28 @@ class Game:
                         m = hand & beats[a]
                         while m:
                             low = m & -m
-                            acts.append(Action(seat, _COVER, card=_card(low), on=a))
+                            acts.append(_cover_action(seat, low.bit_length() - 1, a))
                             m ^= low
-                self._legal_transfers(seat, hand, acts)
-                acts.append(Action(seat, _TAKE))
-        elif self._attackers >> seat & 1 and not self._passed >> seat & 1 and self.count(seat):
-            if self._may_throw_in(seat) and self._room(1) is None:
+                if self._transfers:
+                    self._legal_transfers(seat, hand, acts)
+                acts.append(_TAKE1[seat])
+            return acts
+        bit = 1 << seat
+        if self._attackers & bit and not self._passed & bit and (hand or self._unknown[seat]):
+            d = self.defender
+            assert d is not None
+            if (
+                len(att) < self._limit
+                and self._uncovered < self._hands[d].bit_count() + self._unknown[d]
+                and (self._free_order or self._may_throw_in(seat))
+            ):
                 m = hand & self._rank_cards
+                row = _ATTACK1[seat]
                 while m:
                     low = m & -m
-                    acts.append(Action(seat, _ATTACK, (_card(low),)))
+                    acts.append(row[low.bit_length() - 1])
                     m ^= low
-            acts.append(Action(seat, _PASS))
-        if self._cheating:
-            self._legal_challenges(seat, acts)
+            acts.append(_PASS1[seat])
         return acts
 
     def _legal_transfers(self, seat: int, hand: int, acts: list[Action]) -> None:
@@ -532,23 +591,23 @@ class Game:
         if new is None:
             return
         n_att = len(self._att)
-        if self.count(new) >= n_att + 1 and n_att + 1 <= self.limit:
+        if self.count(new) >= n_att + 1 and n_att + 1 <= self._limit:
             m = hand & RANK_MASK[rank]
             while m:
                 low = m & -m
-                acts.append(Action(seat, _TRANSFER, card=_card(low)))
+                acts.append(_TRANSFER1[seat][low.bit_length() - 1])
                 m ^= low
         if self.rules.trump_show and self.count(new) >= n_att:
             m = hand & RANK_MASK[rank] & SUIT_MASK[self.trump] & ~self._shown[seat]
             while m:
                 low = m & -m
-                acts.append(Action(seat, _SHOW, card=_card(low)))
+                acts.append(_SHOW1[seat][low.bit_length() - 1])
                 m ^= low
 
     def _legal_challenges(self, seat: int, acts: list[Action]) -> None:
         for c, (by, _k, _cheat) in self._info.items():
             if by != seat and not self._challenged >> c & 1:
-                acts.append(Action(seat, _CHALLENGE, card=CARDS[c]))
+                acts.append(_CHALLENGE1[seat][c])
 
     def _legal_duren(self, seat: int) -> list[Action]:
         hand = self._hands[seat]
@@ -558,6 +617,7 @@ class Game:
             assert self.defender is not None
             most = min(duren.MAX_LEAD, self.count(self.defender))
             key_trump = self.trump
+            # reading: a lead's cards are listed in the order hands are shown (records.md).
             return [
                 Action(seat, _ATTACK, sort_hand(cards_of(m), key_trump))
                 for m in duren.leads(hand, self.rules.duren_leads, most)
@@ -571,9 +631,9 @@ class Game:
                 m = hand & beats[a]
                 while m:
                     low = m & -m
-                    acts.append(Action(seat, _COVER, card=_card(low), on=a))
+                    acts.append(_cover_action(seat, low.bit_length() - 1, a))
                     m ^= low
-        acts.append(Action(seat, _TAKE))
+        acts.append(_TAKE1[seat])
         return acts
 
     def _may_throw_in(self, seat: int) -> bool:
@@ -587,7 +647,7 @@ class Game:
     def _room(self, k: int) -> IllegalAction | None:
         """R-B4: may ``k`` more attack cards go on the table?  None if yes, else why not."""
         n_att = len(self._att)
-        limit = self.limit
+        limit = self._limit
         if n_att + k > limit:
             left = limit - n_att
             if limit == 5 and self.rules.first_bout_five:
@@ -696,6 +756,8 @@ class Game:
                 )
             ranks = {c % 13 for c in a.cards}
             if len(ranks) > 1:
+                # reading: an opening of several ranks breaks R-B1; in cheating mode it is a
+                # cheat, and every card of it is (a challenge of any takes the lead back).
                 cheat = self._cheat(
                     seat, "R-B1", "a bout opens with one card or several cards of one rank"
                 )
@@ -713,6 +775,7 @@ class Game:
                     f"{', '.join(map(str, self.attackers))})",
                 )
             if self._passed >> seat & 1:
+                # reading: "a pass lasts until the table changes" — he may not throw in either.
                 raise IllegalAction(
                     "R-B9", f"seat {seat} has passed; the pass lasts until the table changes"
                 )
@@ -722,6 +785,8 @@ class Game:
                     f"the others throw in only after the main attacker (seat {self.attacker}) "
                     "has said Done",
                 )
+            # reading: a throw-in of several cards is honest when each card's rank is on the
+            # table (R-B3 "one or more cards whose rank is already on the table").
             if m & ~self._rank_cards:
                 cheat = self._cheat(
                     seat,
@@ -796,14 +861,20 @@ class Game:
         if show:
             if not same or card // 13 != self.trump:
                 raise IllegalAction("R-B7", "show a trump of the attack cards' rank")
+            # reading: the once-per-bout limit is on showing; the same trump may still be
+            # laid down as a real transfer later in the bout.
             if self._shown[seat] >> card & 1:
                 raise IllegalAction("R-B7", f"{Card(card).pretty()} was already shown this bout")
         elif not same:
+            # reading: a cheating transfer still happens only while nothing is covered and
+            # passes R-B6's count check (R-S1: counts are enforced); a show cannot cheat, as
+            # the shown card stays in the hand and nothing lies on the table to challenge.
+            # With cheats of several ranks on the table, no transfer is honest.
             cheat = self._cheat(seat, "R-B6", "a transfer adds a card of the attack cards' rank")
         new = self._next_opponent(seat)
         assert new is not None
         n_att = len(self._att) + (0 if show else 1)
-        if not show and n_att > self.limit:
+        if not show and n_att > self._limit:
             why = self._room(1)
             assert why is not None
             raise why
@@ -878,6 +949,8 @@ class Game:
         if do is _COVER:
             return self._check_cover(a)
         if do is _TAKE:
+            # reading: the Dureń defender may give up and take at any time before the last
+            # card is covered, even when he could still cover (R-P4 "Otherwise he takes").
             self._check_take(seat)
             return False
         if do is _PASS:
@@ -888,7 +961,16 @@ class Game:
 
     def apply(self, action: Action) -> None:
         """Check ``action``, then play it; a refused action raises and changes nothing."""
-        cheat = self._check(action)
+        seat = action.seat
+        cheat = True
+        if type(seat) is int and 0 <= seat < self.seats and self._memo_ver[seat] == self._ver:
+            for listed in self._memo_acts[seat]:
+                if listed is action:
+                    cheat = False  # listed as legal since the last change: honest, allowed
+                    break
+        if cheat:
+            cheat = self._check(action)
+        self._ver += 1
         do = action.do
         if do is _CHALLENGE:
             self.log.append(action)
@@ -897,7 +979,6 @@ class Game:
         if self._cheating and do in (_ATTACK, _COVER, _TRANSFER):
             self._snaps.append(self._snapshot())
         self.log.append(action)
-        seat = action.seat
         if do is _ATTACK:
             for c in action.cards:
                 self._play(seat, c, cheat)
@@ -962,8 +1043,9 @@ class Game:
         """R-B9: every attacker has passed (an attacker without cards has passed)."""
         m = self._attackers & ~self._passed
         s = 0
+        hands, unknown = self._hands, self._unknown
         while m:
-            if m & 1 and self.count(s):
+            if m & 1 and (hands[s] or unknown[s]):
                 return False
             m >>= 1
             s += 1
@@ -975,15 +1057,16 @@ class Game:
             return
         d = self.defender
         assert d is not None
-        full = len(self._att) >= self.limit
+        full = len(self._att) >= self._limit
+        held = self._hands[d].bit_count() + self._unknown[d]
         if not self._taking:
             if self._uncovered:
                 return
             # (a) all covered: every attacker passed, or R-B4 allows no further card
             # (the limit, or (c) a defender without cards, R-B13).
-            if full or not self.count(d) or self._all_passed():
+            if full or not held or self._all_passed():
                 self._end_bout(True)
-        elif full or self._uncovered >= self.count(d) or self._all_passed():
+        elif full or self._uncovered >= held or self._all_passed():
             self._end_bout(False)  # (b)
 
     def _snapshot(self) -> _Snap:
@@ -1041,7 +1124,7 @@ class Game:
         self._info = {c: i for c, i in self._info.items() if i[1] < k}
         self._challenged &= self._table_mask
         for c, s in undone:
-            # Every player saw these cards go back: they are known in their hands now.
+            # reading: every player saw these cards go back, so they are public in their hands.
             b = 1 << c
             if not self._hands[s] & b:
                 self._hands[s] |= b
@@ -1064,6 +1147,7 @@ class Game:
         taken = 0
         if defended:
             self._defended = True
+            self._limit = self._compute_limit()
         elif self._duren and self.rules.partial_defence:
             # R-P5: the covered pairs are discarded, the uncovered cards taken.
             for x, c in zip(att, cov, strict=True):
@@ -1076,10 +1160,14 @@ class Game:
         self._discard_mask |= gone
         self._hands[d] |= taken
         self._pub[d] |= taken  # everyone saw the cards he picked up
-        last_attack = list(att)
-        self._refill(d)
+        last_attack = att  # _start_bout makes a new list
+        if self.stock_count:
+            self._refill(d)
+        else:
+            self._last_refill, self._last_draws = [], []
         if not self.stock_count:
             # R-B13: with the stock empty, a player without cards is out (seat order).
+            # reading: judged after the refill, so whoever drew the last cards stays in.
             for s in range(self.seats):
                 if not self._out_mask >> s & 1 and not self.count(s):
                     self._out.append(s)
@@ -1132,6 +1220,8 @@ class Game:
 
     def _game_over(self, d: int, last_attack: list[Card]) -> bool:
         """R-B14, R-T3, R-B15: end the game when at most one player (team) holds cards."""
+        if self.stock_count:
+            return False  # nobody is out before the stock is empty (R-B13)
         live = {self._team[s] for s in range(self.seats) if not self._out_mask >> s & 1}
         if len(live) > 1:
             return False
@@ -1143,6 +1233,8 @@ class Game:
         else:
             durak = ()
         pogony = 0
+        # reading: with tie = last_defender_loses the durak did defend the last bout, so his
+        # epaulettes count too; a draw has none.
         if d in durak:
             # R-B15: the non-trump attack cards of the deck's lowest rank.
             low = lowest_rank(self.rules.deck)
@@ -1162,6 +1254,8 @@ class Game:
 
     def view(self, seat: int | None) -> PlayerView:
         """What ``seat`` may know (None: a spectator): its hand, public cards, counts."""
+        if seat is not None and not 0 <= seat < self.seats:
+            raise ValueError(f"there is no seat {seat} at this table (R-C3)")
         trump = self.trump
         others = tuple(
             SeatView(
@@ -1197,7 +1291,7 @@ class Game:
             teams=self._team,
             bout=self._bout_no,
             defended=self._defended,
-            limit=self.limit,
+            limit=self._limit,
             result=self.result,
             legal=() if seat is None else tuple(self.legal_actions(seat)),
         )
