@@ -32,7 +32,7 @@ from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import Frame
 
 from localdurak.cli import bigtext, table
-from localdurak.cli.i18n import _
+from localdurak.cli.i18n import _, ngettext
 from localdurak.cli.table import TableUI
 from localdurak.cli.words import glossary, join_names
 from localdurak.game.actions import Action, Do
@@ -300,7 +300,12 @@ class DurakApp:
         out.append(
             (
                 "class:heading",
-                "  " + _("Score after {n} games (times durak):").format(n=score.games),
+                "  "
+                + ngettext(
+                    "Score after {n} game (times durak):",
+                    "Score after {n} games (times durak):",
+                    score.games,
+                ).format(n=score.games),
             )
         )
         out.append(("", "\n"))
@@ -339,7 +344,7 @@ class DurakApp:
         keys = [
             ("1-9 0", _("select a card of your hand")),
             ("← →", _("move the selection")),
-            ("Space", _("mark a card for a lead of several")),
+            ("Space", _("mark cards to lead several")),
             ("Enter", _("play: attack, throw in, cover")),
             ("↑ ↓", _("choose the attack card to cover")),
             ("Tab", _("pick a table card by number")),
@@ -347,14 +352,18 @@ class DurakApp:
             ("s", _("show a trump to transfer")),
             ("t", _("take the cards (Beru)")),
             ("d", _("done / pass (Bito)")),
-            ("c", _("challenge a card (cheating mode)")),
+            ("c", _("challenge (cheating mode)")),
             ("n", _("next game (after a game)")),
             ("q", _("leave the table")),
-            (_("mouse"), _("click a card; click again to play")),
+            (_("mouse"), _("click: select, again: play")),
         ]
         out: StyleAndTextTuples = [("class:heading", " " + _("Keys")), ("", "\n")]
-        for k, what in keys:
-            out += [("class:key", "  " + table.pad(k, 7)), ("", what), ("", "\n")]
+        half = (len(keys) + 1) // 2
+        col = self.width() // 2
+        for i in range(half):
+            for k, what in keys[i::half][:2]:
+                out += [("class:key", "  " + table.pad(k, 6)), ("", table.pad(what, col - 8))]
+            out.append(("", "\n"))
         out += [("", "\n"), ("class:heading", " " + _("Glossary")), ("", "\n")]
         for word, meaning in glossary():
             out += [("class:key", "  " + word), ("", " — " + meaning), ("", "\n")]

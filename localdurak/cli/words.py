@@ -56,9 +56,9 @@ def event_text(
         return _action_text(a, ev.opens, you, who, ascii_only)
     if ev.kind is EventKind.CHALLENGE and a is not None and a.card is not None:
         card = card_text(a.card, ascii_only)
-        head = (
-            _("you challenge {card}") if you else _("{name} challenges {card}").format(name=who)
-        ).format(card=card)
+        head = (_("you challenge {card}") if you else _("{name} challenges {card}")).format(
+            name=who, card=card
+        )
         if ev.caught:
             tail = _("a cheat! the cards go back")
         elif ev.marked is not None:

@@ -220,12 +220,8 @@ class LocalTable:
         n = len(self._names)
         deck = list(deck_cards(self.rules.deck))
         self._rng.shuffle(deck)
-        if self._game is None:
-            dealer = self._rng.randrange(n)  # R-D5: the first dealer is random
-        elif previous is not None and previous.durak:
-            dealer = min(previous.durak)  # R-D5: the previous durak deals
-        else:
-            dealer = (self._game.dealer + 1) % n
+        # R-D5: the previous durak deals; a first game (or one after a draw): a random seat.
+        dealer = Game.series_dealer(previous, self._rng.randrange(n))
         self._game = Game.deal(self.rules, n, dealer, deck, previous=previous)
         self._game_number += 1
         self._events.append(TableEvent(EventKind.GAME_STARTED, game=self._game_number))

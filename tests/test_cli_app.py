@@ -1,0 +1,252 @@
+"""The terminal client, headless: create_pipe_input() and a fixed 80×24 DummyOutput.
+
+A whole game against bots is played by key presses; the main screens are compared with
+text snapshots under tests/golden/ (LOCALDURAK_UPDATE_GOLDEN=1 rewrites them)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.input.base import PipeInput
+
+from localdurak.cli import i18n
+from localdurak.cli.app import DurakApp
+from localdurak.cli.lobby import Lobby, NoTables
+from localdurak.game.actions import Action, Do
+from localdurak.game.rules import Rules
+from localdurak.net.local import FirstLegalBot, LocalTable
+from tests.cli_helpers import FixedOutput, check_golden, keys_for, rendered
+
+NAMES = ["Anna", "Boris", "Cyril"]
+
+
+@pytest.fixture(autouse=True)
+def _english(monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> Iterator[None]:
+    monkeypatch.setenv("LOCALDURAK_HOME", str(tmp_path))
+    i18n.set_language("en")
+    yield
+    i18n.set_language("en")
+
+
+@pytest.fixture
+def pipe() -> Iterator[PipeInput]:
+    with create_pipe_input() as inp:
+        yield inp
+
+
+class Running:
+    def __init__(self, app: DurakApp, table: LocalTable | None, inp: PipeInput) -> None:
+        self.app, self.table, self.inp = app, table, inp
+        self.task: asyncio.Task[int] = asyncio.get_running_loop().create_task(app.run_async())
+
+    async def screen(self) -> str:
+        return await rendered(self.app.application)
+
+    async def settle(self) -> None:
+        """Wait until the table waits for the person (the bots have moved)."""
+        assert self.table is not None
+        for _ in range(500):
+            await asyncio.sleep(0.01)
+            v = self.table.view
+            if v is not None and (v.result is not None or v.legal) and not self.table.closing:
+                await asyncio.sleep(0.05)
+                return
+
+    async def quit(self) -> int:
+        self.app.ui.show_help = False
+        self.inp.send_text("q")
+        return await asyncio.wait_for(self.task, 5)
+
+
+def _table(rules: Rules | None = None, seed: int = 7, names: list[str] = NAMES) -> LocalTable:
+    t = LocalTable(rules or Rules(), names, rng=random.Random(seed), delay=0, challenge_window=0.05)
+    # The golden screens must not change when the real bots land: pin the stand-in.
+    t._bots = {s: FirstLegalBot() for s in t._bots}
+    return t
+
+
+@pytest.fixture
+async def running(pipe: PipeInput) -> AsyncIterator[Running]:
+    table = _table()
+    async with table:
+        app = DurakApp(session=table, input=pipe, output=FixedOutput())
+        r = Running(app, table, pipe)
+        yield r
+        if not r.task.done():
+            await r.quit()
+
+
+async def play_out(r: Running, limit: int = 3000) -> None:
+    """Press keys like a simple player until the game is over."""
+    assert r.table is not None
+    for _ in range(limit):
+        v = r.table.view
+        assert v is not None
+        if v.result is not None:
+            return
+        keys = "" if r.table.closing else keys_for(v)
+        if keys:
+            r.inp.send_text(keys)
+        await asyncio.sleep(0.01)
+    raise AssertionError("the game did not end")
+
+
+async def test_whole_game_against_bots_by_key_presses(running: Running) -> None:
+    await play_out(running)
+    assert running.table is not None
+    result = running.table.view.result  # type: ignore[union-attr]
+    assert result is not None
+    # Every action of seat 0 came from a key press, through the client.
+    mine = [a for a in running.table.game.log if a.seat == 0]
+    assert any(a.do is Do.ATTACK for a in mine) and any(a.do is Do.PASS for a in mine)
+    text = await running.screen()
+    assert "Score after 1 game " in text
+    assert "offline game — no audit" in text
+    assert "n next game" in text
+    running.inp.send_text("n")
+    for _ in range(100):
+        await asyncio.sleep(0.01)
+        if running.table.game_number == 2:
+            break
+    assert running.table.game_number == 2
+    assert await running.quit() == 0
+
+
+async def test_golden_table_screen(running: Running) -> None:
+    await running.settle()
+    text = await running.screen()
+    assert "▶" in text
+    check_golden("table", text)
+
+
+async def test_golden_help_screen(running: Running) -> None:
+    await running.settle()
+    running.inp.send_text("?")
+    text = await running.screen()
+    for word in ("Beru", "Bito", "Kozyr", "Pogony", "Enter", "challenge"):
+        assert word in text
+    check_golden("help", text)
+    running.inp.send_text("x")  # any key closes the help
+    assert "Help" not in await running.screen()
+
+
+async def test_golden_game_over_screen(running: Running) -> None:
+    await play_out(running)
+    text = await running.screen()
+    check_golden("game_over", text)
+
+
+async def test_refused_action_shows_its_reason(running: Running) -> None:
+    await running.settle()
+    v = running.table.view  # type: ignore[union-attr]
+    assert v is not None and v.seat == 0
+    # Take when we are not the defender: the ▶ line says why, the game goes on.
+    running.inp.send_text("t")
+    text = await running.screen()
+    status = next(line for line in text.splitlines() if "▶" in line)
+    assert "defender" in status or "take" in status.lower()
+    assert running.table.view is not None and running.table.view.result is None  # type: ignore[union-attr]
+
+
+async def test_resize_to_80x24_and_wider(running: Running) -> None:
+    await running.settle()
+    out = running.app.application.output
+    assert isinstance(out, FixedOutput)
+    for rows, cols in ((24, 80), (30, 120), (24, 80)):
+        out.size = type(out.size)(rows=rows, columns=cols)
+        text = await running.screen()
+        lines = text.splitlines()
+        assert len(lines) == rows
+        assert lines[0].startswith("┌") and lines[-1].startswith("└")
+        assert all(len(line) <= cols for line in lines)
+        assert any("▶" in line for line in lines)
+
+
+async def test_ascii_mode_has_no_suit_symbols(pipe: PipeInput) -> None:
+    table = _table()
+    async with table:
+        app = DurakApp(session=table, ascii_only=True, input=pipe, output=FixedOutput())
+        r = Running(app, table, pipe)
+        await r.settle()
+        text = await r.screen()
+        assert not set("♠♥♦♣▶┌") & set(text)
+        assert ">" in text
+        await r.quit()
+
+
+async def test_R_S5_cheating_mode_offers_challenge_and_no_hint(pipe: PipeInput) -> None:
+    table = _table(Rules(cheating=True))
+    async with table:
+        app = DurakApp(session=table, input=pipe, output=FixedOutput())
+        r = Running(app, table, pipe)
+        await r.settle()
+        text = await r.screen()
+        assert "c challenge" in text
+        # Nothing on the screen tells a cheat from an honest card: no such word at all.
+        body = text.splitlines()[1:]  # the title names the table's rules
+        assert not any("cheat" in line.lower() for line in body)
+        await r.quit()
+
+
+async def test_russian_table_screen(pipe: PipeInput) -> None:
+    i18n.set_language("ru")
+    table = _table()
+    async with table:
+        app = DurakApp(session=table, input=pipe, output=FixedOutput())
+        r = Running(app, table, pipe)
+        await r.settle()
+        text = await r.screen()
+        assert "Козырь" in text
+        check_golden("table_ru", text)
+        await r.quit()
+
+
+async def test_golden_lobby_screen(pipe: PipeInput) -> None:
+    lobby = Lobby("Anna", NoTables(), bot_delay=0)
+    app = DurakApp(lobby=lobby, input=pipe, output=FixedOutput())
+    r = Running(app, None, pipe)
+    text = await r.screen()
+    assert "h host a table" in text and "b play against bots" in text
+    check_golden("lobby", text)
+    # h: the host form, with every option of rules.md section O.
+    pipe.send_text("h")
+    text = await r.screen()
+    for option in ("variant", "throw in order", "partial defence", "cheating", "japanese"):
+        assert option in text
+    # An impossible combination is explained: 2v2 teams with 3 seats (R-T1).
+    pipe.send_text("\x1b[B" * 4 + "\x1b[C")
+    text = await r.screen()
+    assert "R-T1" in text
+    pipe.send_text("\x1b")  # back to the lobby
+    await asyncio.sleep(0.1)
+    pipe.send_text("b")  # play against bots
+    await asyncio.sleep(0.2)
+    assert app.session is not None and app.session.view is not None
+    assert app.session.names[0] == "Anna"
+    assert await r.quit() == 0
+
+
+async def test_mouse_click_selects_then_plays() -> None:
+    table = _table()
+    with create_pipe_input() as pipe:
+        async with table:
+            app = DurakApp(session=table, input=pipe, output=FixedOutput())
+            r = Running(app, table, pipe)
+            await r.settle()
+            v = table.view
+            assert v is not None
+            attack = next((a for a in v.legal if a.do is Do.ATTACK), None)
+            if attack is None:
+                await r.quit()
+                pytest.skip("seat 0 does not attack first with this seed")
+            i = v.hand.index(attack.cards[0])
+            app.click_hand(i)
+            assert app.ui.selected == i
+            app.click_hand(i)
+            await asyncio.sleep(0.05)
+            assert Action.attack(0, attack.cards[0]) in table.game.log
+            await r.quit()
