@@ -17,9 +17,22 @@ from localdurak.cli import i18n
 from localdurak.cli.app import DurakApp
 from localdurak.cli.lobby import Lobby, NoTables
 from localdurak.game.actions import Action, Do
+from localdurak.game.bots import make_bot, play_game
+from localdurak.game.engine import Game
 from localdurak.game.rules import Rules
-from localdurak.net.local import FirstLegalBot, LocalTable
-from tests.cli_helpers import FixedOutput, check_golden, keys_for, rendered
+from localdurak.net.api import SeriesScore
+from localdurak.net.local import LocalTable
+from tests.cli_helpers import (
+    FirstLegalBot,
+    FixedOutput,
+    StaticSession,
+    check_golden,
+    dealt,
+    events_of,
+    keys_for,
+    play_until,
+    rendered,
+)
 
 NAMES = ["Anna", "Boris", "Cyril"]
 
@@ -62,11 +75,61 @@ class Running:
         return await asyncio.wait_for(self.task, 5)
 
 
-def _table(rules: Rules | None = None, seed: int = 7, names: list[str] = NAMES) -> LocalTable:
+def _table(
+    rules: Rules | None = None, seed: int = 7, names: list[str] = NAMES, *, pin: bool = True
+) -> LocalTable:
     t = LocalTable(rules or Rules(), names, rng=random.Random(seed), delay=0, challenge_window=0.05)
-    # The golden screens must not change when the real bots land: pin the stand-in.
-    t._bots = {s: FirstLegalBot() for s in t._bots}
+    if pin:
+        # Predictable bots, so that the person's first screen is always the same.
+        t._bots = {s: FirstLegalBot() for s in t._bots}
     return t
+
+
+FOUR = ["Anna", "Boris", "Cyril", "Dasha"]
+
+
+def defending_state(seed: int = 0) -> StaticSession:
+    """Four players; Anna (seat 0) defends with one pair covered and cards still to beat."""
+    rules = Rules()
+    game = dealt(rules, 4, seed)
+
+    def stop(g: Game) -> bool:
+        covered = [c for _, c in g.table if c is not None]
+        return (
+            g.defender == 0
+            and g.phase == "bout"
+            and len(covered) >= 1
+            and len(g.table) - len(covered) >= 2
+            and g.bout_number >= 2
+            and any(a.do is Do.COVER for a in g.legal_actions(0))
+        )
+
+    play_until(game, seed, stop)
+    return StaticSession(game, FOUR, events_of(game, rules, 4, seed))
+
+
+def finished_state(seed: int = 92) -> StaticSession:
+    """A finished 3-player game (normal bots): Boris is the durak, with one pogon."""
+    rules = Rules()
+    game = dealt(rules, 3, seed)
+    bots = [make_bot("normal", random.Random(seed * 10 + i)) for i in range(3)]  # type: ignore[arg-type]
+    play_game(game, bots, random.Random(seed))  # type: ignore[arg-type]
+    assert game.result is not None and game.result.durak == (1,) and game.result.pogony == 1
+    return StaticSession(
+        game,
+        NAMES,
+        events_of(game, rules, 3, seed),
+        series=SeriesScore(games=3, draws=0, durak=(1, 2, 0)),
+    )
+
+
+@pytest.fixture
+async def static(pipe: PipeInput) -> AsyncIterator[Running]:
+    app = DurakApp(session=defending_state(), input=pipe, output=FixedOutput())
+    r = Running(app, None, pipe)
+    yield r
+    if not r.task.done():
+        await r.quit()
 
 
 @pytest.fixture
@@ -95,7 +158,14 @@ async def play_out(r: Running, limit: int = 3000) -> None:
     raise AssertionError("the game did not end")
 
 
-async def test_whole_game_against_bots_by_key_presses(running: Running) -> None:
+async def test_whole_game_against_bots_by_key_presses(pipe: PipeInput) -> None:
+    table = _table(pin=False, seed=3)  # the real (normal) bots
+    async with table:
+        app = DurakApp(session=table, input=pipe, output=FixedOutput())
+        await _whole_game(Running(app, table, pipe))
+
+
+async def _whole_game(running: Running) -> None:
     await play_out(running)
     assert running.table is not None
     result = running.table.view.result  # type: ignore[union-attr]
@@ -116,15 +186,40 @@ async def test_whole_game_against_bots_by_key_presses(running: Running) -> None:
     assert await running.quit() == 0
 
 
-async def test_golden_table_screen(running: Running) -> None:
-    await running.settle()
-    text = await running.screen()
-    assert "▶" in text
+async def test_golden_table_screen(static: Running) -> None:
+    text = await static.screen()
+    assert "▶ You defend: cover" in text
     check_golden("table", text)
 
 
-async def test_golden_help_screen(running: Running) -> None:
-    await running.settle()
+async def test_enter_covers_the_chosen_attack_card(static: Running) -> None:
+    session = static.app.session
+    assert isinstance(session, StaticSession)
+    v = session.view
+    covers = [a for a in v.legal if a.do is Do.COVER]
+    assert covers
+    # Select the card of a legal cover, point at its attack card with ↑↓, press Enter.
+    cover = covers[-1]
+    assert cover.card is not None
+    static.inp.send_text(keys_for_card(v.hand.index(cover.card)))
+    for _ in range(len(v.uncovered)):
+        await static.screen()
+        if static.app.effective_target() == cover.on:
+            break
+        static.inp.send_text("\x1b[B")
+    await static.screen()
+    assert static.app.effective_target() == cover.on
+    static.inp.send_text("\r")
+    await static.screen()
+    assert session.acted == [cover]
+
+
+def keys_for_card(index: int) -> str:
+    return "1234567890"[index] if index < 10 else "1" + "\x1b[C" * index
+
+
+async def test_golden_help_screen(static: Running) -> None:
+    running = static
     running.inp.send_text("?")
     text = await running.screen()
     for word in ("Beru", "Bito", "Kozyr", "Pogony", "Enter", "challenge"):
@@ -134,10 +229,14 @@ async def test_golden_help_screen(running: Running) -> None:
     assert "Help" not in await running.screen()
 
 
-async def test_golden_game_over_screen(running: Running) -> None:
-    await play_out(running)
-    text = await running.screen()
+async def test_golden_game_over_screen(pipe: PipeInput) -> None:
+    app = DurakApp(session=finished_state(), input=pipe, output=FixedOutput())
+    r = Running(app, None, pipe)
+    text = await r.screen()
+    assert "Boris — durak!" in text and "with pogony: 1" in text
+    assert "Score after 3 games" in text
     check_golden("game_over", text)
+    await r.quit()
 
 
 async def test_refused_action_shows_its_reason(running: Running) -> None:
@@ -194,15 +293,12 @@ async def test_R_S5_cheating_mode_offers_challenge_and_no_hint(pipe: PipeInput) 
 
 async def test_russian_table_screen(pipe: PipeInput) -> None:
     i18n.set_language("ru")
-    table = _table()
-    async with table:
-        app = DurakApp(session=table, input=pipe, output=FixedOutput())
-        r = Running(app, table, pipe)
-        await r.settle()
-        text = await r.screen()
-        assert "Козырь" in text
-        check_golden("table_ru", text)
-        await r.quit()
+    app = DurakApp(session=defending_state(), input=pipe, output=FixedOutput())
+    r = Running(app, None, pipe)
+    text = await r.screen()
+    assert "Козырь" in text and "Вы отбиваетесь" in text
+    check_golden("table_ru", text)
+    await r.quit()
 
 
 async def test_golden_lobby_screen(pipe: PipeInput) -> None:

@@ -280,9 +280,21 @@ class DurakApp:
             out += [("", "\n"), ("class:status", "  " + _("Nobody is the durak this time."))]
         else:
             who = " & ".join(s.names[d] for d in result.durak)
-            letters = bigtext.big(who, ascii_only=self.ascii_only, max_width=w - 4)
-            for row in letters:
-                out += [("class:big", "  " + row), ("", "\n")]
+            rank = str(lowest_rank(v.rules.deck))
+            pogony = bigtext.pogony(result.pogony, rank, ascii_only=self.ascii_only)
+            room = w - 4 - (max((len(p) for p in pogony), default=0) + 3 if pogony else 0)
+            letters = bigtext.big(who, ascii_only=self.ascii_only, max_width=max(10, room))
+            wide = max(len(r) for r in letters)
+            # R-B15: the epaulettes drawn beside the durak's name.
+            for i, row in enumerate(letters):
+                out.append(("class:big", "  " + row.ljust(wide)))
+                j = i - (len(letters) - len(pogony))
+                if pogony and 0 <= j < len(pogony):
+                    out.append(("class:pogony", "   " + pogony[j]))
+                out.append(("", "\n"))
+            if len(letters) < len(pogony):  # the name fell back to one line
+                for row in pogony[len(letters) :]:
+                    out += [("class:pogony", "  " + " " * wide + "   " + row), ("", "\n")]
             out.append(("", "\n"))
             if s.seat in result.durak:
                 line = _("You are the durak!")
@@ -291,10 +303,6 @@ class DurakApp:
             out.append(("class:status", "  " + line))
             if result.pogony:
                 out.append(("class:pogony", "   " + _("with pogony: {n}").format(n=result.pogony)))
-                out.append(("", "\n"))
-                rank = str(lowest_rank(v.rules.deck))
-                for row in bigtext.pogony(result.pogony, rank, ascii_only=self.ascii_only):
-                    out += [("class:pogony", "    " + row), ("", "\n")]
         out.append(("", "\n\n"))
         score = s.series
         out.append(

@@ -176,39 +176,50 @@ def bout(
     on_click: Click | None = None,
 ) -> StyleAndTextTuples:
     """The bout as attack/cover pairs; numbers under them when a table card is being picked."""
-    label = pad("  " + _("Bout:"), 10)
+    label = pad("  " + _("Bout:"), 9)
     out: StyleAndTextTuples = [("class:label", label)]
     picking = ui.focus_table or ui.challenge
     if not view.table:
         out.append(("class:dim", "·"))
         return [*out, ("", "\n\n\n")]
     order = table_cards(view)
-    cover_row: StyleAndTextTuples = [("", " " * 10)]
-    numbers: StyleAndTextTuples = [("", " " * 10)]
+    cover_row: StyleAndTextTuples = [("", " " * 9)]
+    numbers: StyleAndTextTuples = [("", " " * 9)]
     for i, (a, c) in enumerate(view.table):
         style = card_style(a)
-        if ui.target == a and c is None and not ui.challenge:
+        ia = order.index(a)
+        on = (ui.target == a and c is None and not picking) or (picking and ia == ui.table_cursor)
+        if on:
             style += " class:target"
-        if picking and order.index(a) == ui.table_cursor:
-            style += " class:cursor"
-        out.append((style, pad(card_text(a, ascii_only), 4), *_handler(on_click, order.index(a))))
-        out.append(("", " " * (CELL + 1 - 4)))
+        out.append((style, _boxed(card_text(a, ascii_only), on), *_handler(on_click, ia)))
+        out.append(("", " "))
         if c is None:
-            cover_row.append(("class:dim", pad("·", CELL + 1)))
+            cover_row.append(("class:dim", pad(" ·", CELL + 1)))
         else:
             cstyle = card_style(c)
-            if picking and order.index(c) == ui.table_cursor:
+            ic = order.index(c)
+            con = picking and ic == ui.table_cursor
+            if con:
                 cstyle += " class:cursor"
             cover_row.append(
-                (cstyle, pad(card_text(c, ascii_only), 4), *_handler(on_click, order.index(c)))
+                (cstyle, _boxed(card_text(c, ascii_only), con), *_handler(on_click, ic))
             )
-            cover_row.append(("", " " * (CELL + 1 - 4)))
-        if picking:
-            numbers.append(("class:number", pad(str(i + 1), CELL + 1)))
+            cover_row.append(("", " "))
+        if ui.challenge:
+            # Every card on the table is numbered, in the order the number keys pick them.
+            label = str((ia + 1) % 10) + ("" if c is None else f" {(order.index(c) + 1) % 10}")
+            numbers.append(("class:number", pad(" " + label, CELL + 1)))
+        elif ui.focus_table:
+            numbers.append(("class:number", pad(f" {i + 1}", CELL + 1)))
     limit = _("attack cards {n} of {m}").format(n=len(view.table), m=view.limit)
     used = 10 + (CELL + 1) * len(view.table)
     cover_row.append(("class:label", " " * max(2, 46 - used) + limit))
     return [*out, ("", "\n"), *cover_row, ("", "\n"), *numbers, ("", "\n")]
+
+
+def _boxed(text: str, on: bool) -> str:
+    """A card in a 4-cell box: "[7♠]" when selected or pointed at (visible without colour)."""
+    return pad(f"[{text}]" if on else f" {text}", CELL)
 
 
 def _handler(on_click: Click | None, index: int) -> tuple[()] | tuple[Callable[[MouseEvent], None]]:
@@ -247,8 +258,8 @@ def hand(
     per_row = max(1, (width - 2) // CELL)
     out: StyleAndTextTuples = []
     for row in range(0, len(cards), per_row):
-        line: StyleAndTextTuples = [("", "  ")]
-        nums: StyleAndTextTuples = [("", "  ")]
+        line: StyleAndTextTuples = [("", " ")]
+        nums: StyleAndTextTuples = [("", " ")]
         for i in range(row, min(len(cards), row + per_row)):
             card = cards[i]
             style = card_style(card, legal=card in ok)
@@ -256,10 +267,10 @@ def hand(
                 style += " class:selected"
             if card in ui.marked:
                 style += " class:marked"
-            line.append((style, pad(card_text(card, ascii_only), 4), *_handler(on_click, i)))
-            line.append(("", " "))
+            on = i == ui.selected and not ui.focus_table and not ui.challenge
+            line.append((style, _boxed(card_text(card, ascii_only), on), *_handler(on_click, i)))
             num = str((i + 1) % 10) if i < 10 else ""
-            nums.append(("class:number", pad(num, CELL)))
+            nums.append(("class:number", pad(" " + num, CELL)))
         out += [*line, ("", "\n"), *nums, ("", "\n")]
     return out
 

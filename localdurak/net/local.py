@@ -12,12 +12,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
-import importlib
 import random
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import cast
 
 from localdurak.game.actions import Action, Do, GameResult, IllegalAction
+from localdurak.game.bots import Bot, Rng, make_bot
 from localdurak.game.cards import deck_cards
 from localdurak.game.engine import Game
 from localdurak.game.rules import Rules
@@ -34,33 +34,6 @@ from localdurak.net.api import (
 
 BOT_NAMES = ("Boris", "Cyril", "Dasha", "Egor", "Fedya")
 """Default names of the bots at an offline table, seats 1.. in order."""
-
-
-class Bot(Protocol):
-    """What `localdurak.game.bots.make_bot` returns: a player that sees only its view."""
-
-    def choose(self, view: PlayerView) -> Action | None: ...
-
-
-class FirstLegalBot:
-    """A stand-in until the real bots (branch ``bots``) land: plays its first honest legal
-    action, never challenges."""
-
-    def choose(self, view: PlayerView) -> Action | None:
-        for action in view.legal:
-            if action.do is not Do.CHALLENGE:
-                return action
-        return None
-
-
-def make_bot(level: str, rng: random.Random) -> Bot:
-    """The real bot of ``level`` when `localdurak.game.bots` exists, else the stand-in."""
-    try:
-        module: Any = importlib.import_module("localdurak.game.bots")
-    except ImportError:
-        return FirstLegalBot()
-    bot: Bot = module.make_bot(level, rng)
-    return bot
 
 
 class LocalTable:
@@ -90,7 +63,8 @@ class LocalTable:
         self.challenge_window = challenge_window
         self._table_name = table_name
         self._bots: dict[int, Bot] = {
-            s: make_bot(bot_level, random.Random(rng.getrandbits(64)))
+            # cast: bots.Rng names randrange's parameter "stop", random.Random "start".
+            s: make_bot(bot_level, cast(Rng, random.Random(rng.getrandbits(64))))
             for s in range(len(names))
             if s != seat
         }
@@ -107,6 +81,7 @@ class LocalTable:
         self._hold_task: asyncio.Task[None] | None = None
         self._hold_cancel = asyncio.Event()
         self._driver: asyncio.Task[None] | None = None
+        self._version = 0
         self.error: Exception | None = None
         """What stopped the table, if it stopped by itself (a bug)."""
 
@@ -184,6 +159,7 @@ class LocalTable:
         await self._changed.wait()
 
     def _notify(self) -> None:
+        self._version += 1
         self._view = None
         self._changed.set()
         self._poke.set()
@@ -321,18 +297,20 @@ class LocalTable:
     # --- the bots ---------------------------------------------------------------------------
 
     def _bot_action(self) -> Action | None:
-        """The next bot move: the defender first, then the attackers from the main attacker."""
+        """Ask every bot still in the game (each with its own view: a bot keeps memory and
+        should see every change) and pick the move a host would take first: a challenge, or
+        one of the answers at random (they race, like messages reaching a host)."""
         game = self.game
-        n = len(self._names)
-        start = game.defender if game.defender is not None else 0
-        for k in range(n):
-            s = (start + k) % n
-            bot = self._bots.get(s)
-            if bot is None or s in game.out:
+        answers: list[Action] = []
+        for s, bot in self._bots.items():
+            if s in game.out:
                 continue
             action = bot.choose(game.view(s))
             if action is not None:
-                return action
+                answers.append(action)
+        if answers:
+            challenges = [a for a in answers if a.do is Do.CHALLENGE]
+            return self._rng.choice(challenges or answers)
         # Nobody wants to act: make sure the table never waits for a bot forever.
         if any(a.do is not Do.CHALLENGE for a in game.legal_actions(self._seat)):
             return None
@@ -355,28 +333,25 @@ class LocalTable:
     async def _drive_loop(self) -> None:
         while True:
             game = self.game
-            if game.result is None and self._held is None and self._bot_action() is not None:
-                await asyncio.sleep(self.delay)
-                game = self.game
-                if game.result is not None or self._held is not None:
-                    continue
+            action = None
+            if game.result is None and self._held is None:
                 action = self._bot_action()
-                if action is not None:
-                    try:
-                        self._submit(action)
-                    except ActionRefused:
-                        # A bot's cheat the rules refuse (a marked bot, R-S3): let it pass on.
-                        fallback = next(
-                            (
-                                a
-                                for a in game.legal_actions(action.seat)
-                                if a.do in (Do.PASS, Do.TAKE)
-                            ),
-                            None,
-                        )
-                        if fallback is None:
-                            raise
-                        self._submit(fallback)
+            if action is None:
+                self._poke.clear()
+                await self._poke.wait()
                 continue
-            self._poke.clear()
-            await self._poke.wait()
+            version = self._version
+            await asyncio.sleep(self.delay)
+            if self._version != version or self._held is not None:
+                continue  # the table changed meanwhile: ask again
+            try:
+                self._submit(action)
+            except ActionRefused:
+                # A bot's cheat the rules refuse (a marked bot, R-S3): it passes or takes.
+                fallback = next(
+                    (a for a in game.legal_actions(action.seat) if a.do in (Do.PASS, Do.TAKE)),
+                    None,
+                )
+                if fallback is None:
+                    raise
+                self._submit(fallback)
