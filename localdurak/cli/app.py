@@ -249,8 +249,10 @@ class DurakApp:
         out += table.bout(v, ui, ascii_only=self.ascii_only, on_click=self.click_table)
         ui.target = shown_target
         out.append(("", "\n"))
-        out += table.status_line(v, s.names, ui, closing=s.closing, ascii_only=self.ascii_only)
-        out.append(("", "\n\n"))
+        status = table.status_line(v, s.names, ui, w, closing=s.closing, ascii_only=self.ascii_only)
+        out += status
+        # The ▶ line takes two rows when long; the hand stays where it was.
+        out.append(("", "\n" if any("\n" in t[1] for t in status) else "\n\n"))
         out += table.hand(v, ui, w, ascii_only=self.ascii_only, on_click=self.click_hand)
         return out
 

@@ -123,7 +123,7 @@ def opponents(
             text1 = f" {name.rstrip()} "
             line1.append((name_style, text1))
             line1.append(("class:back", bars))
-            rest = f" {count}"
+            rest = f" {count}" if bars else f"{count}"
             line1.append(("class:count", rest))
             used = get_cwidth(text1) + get_cwidth(bars) + get_cwidth(rest)
             line1.append(("", " " * max(0, col - used)))
@@ -282,28 +282,42 @@ def status_line(
     view: PlayerView,
     names: Sequence[str],
     ui: TableUI,
+    width: int = 78,
     *,
     closing: bool = False,
     ascii_only: bool = False,
 ) -> StyleAndTextTuples:
+    """The ▶ line (two lines when the text is long: a refusal's reason is never cut)."""
     arrow = ">" if ascii_only else "▶"
     if ui.message:
         style = "class:status-error" if ui.message_error else "class:status"
-        return [(style, f" {arrow} {ui.message}")]
-    if ui.challenge:
-        return [
-            (
-                "class:status",
-                " " + arrow + " " + _("Challenge which card? 1-9 or ←→, Enter; Esc cancels."),
-            )
-        ]
-    if ui.focus_table:
-        return [
-            ("class:status", " " + arrow + " " + _("Cover which card? 1-6 or ←→, Enter; Tab back."))
-        ]
-    text = status_text(view, names, closing=closing, ascii_only=ascii_only)
-    mine = bool([a for a in view.legal if a.do is not Do.CHALLENGE])
-    return [("class:status" if mine else "class:status-wait", f" {arrow} {text}")]
+        text = ui.message
+    elif ui.challenge:
+        style, text = "class:status", _("Challenge which card? 1-9 or ←→, Enter; Esc cancels.")
+    elif ui.focus_table:
+        style, text = "class:status", _("Cover which card? 1-6 or ←→, Enter; Tab back.")
+    else:
+        text = status_text(view, names, closing=closing, ascii_only=ascii_only)
+        mine = any(a.do is not Do.CHALLENGE for a in view.legal)
+        style = "class:status" if mine else "class:status-wait"
+    lines = wrap(text, width - 4)
+    out: StyleAndTextTuples = [(style, f" {arrow} {lines[0]}")]
+    for more in lines[1:2]:
+        out += [("", "\n"), (style, f"   {more}")]
+    return out
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """Words of ``text`` in lines of at most ``width`` cells."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        if line and get_cwidth(line) + 1 + get_cwidth(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return [*lines, line] if line or not lines else lines
 
 
 def log_lines(

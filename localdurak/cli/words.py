@@ -67,7 +67,11 @@ def event_text(
             tail = _("honest")
         return f"{head}: {tail}"
     if ev.kind is EventKind.BITO:
-        return _("Bito") if ev.seat is None else _("Bito — {name} beat it off").format(name=who)
+        if ev.seat is None:
+            return _("Bito")
+        return (
+            _("Bito — you beat it off") if you else _("Bito — {name} beat it off").format(name=who)
+        )
     if ev.kind is EventKind.TOOK:
         return _("you pick up the cards") if you else _("{name} picks up").format(name=who)
     if ev.kind is EventKind.OUT:
@@ -75,6 +79,8 @@ def event_text(
     if ev.kind is EventKind.GAME_OVER and ev.result is not None:
         if ev.result.draw:
             return _("Game over: a draw")
+        if me in ev.result.durak and len(ev.result.durak) == 1:
+            return _("Game over: you are the durak")
         return _("Game over: {names} — durak").format(names=join_names(ev.result.durak, names, me))
     if ev.kind is EventKind.SEAT_OFFLINE:
         return _("{name} lost the connection").format(name=who)
