@@ -49,7 +49,7 @@ def test_R_B6_new_defender_must_hold_as_many_cards_as_the_attack() -> None:
     g = position(["6S 6H 9D", "6D 7D", "TS"], attacker=0, trump="C", **P)
     play(g, "0 attack 6S 6H")
     # seat 2 holds one card: three attack cards would be too many
-    refused(g, "1 transfer 6D", "R-B6", "holds 1 cards, fewer than the 3")
+    refused(g, "1 transfer 6D", "R-B6", "holds 1 card, fewer than the 3")
     assert [a.do for a in g.legal_actions(1)] == [Do.TAKE]
 
 
@@ -115,7 +115,7 @@ def test_R_B7_the_count_check_of_R_B6_applies() -> None:
     g = position(["8S 8D 9S", "8C 8H QS"], attacker=0, trump="C", **SHOW)
     play(g, "0 attack 8S 8D")
     # the show leaves two attack cards; seat 0 holds one card
-    refused(g, "1 show 8C", "R-B7", "holds 1 cards, fewer than the 2")
+    refused(g, "1 show 8C", "R-B7", "holds 1 card, fewer than the 2")
 
 
 def test_R_B7_only_with_the_trump_show_option() -> None:

@@ -377,3 +377,19 @@ def test_R_C3_two_to_six_seats_and_attacks_go_to_the_left() -> None:
     refused(g, "3 pass", "R-C3", "no seat 3")
     with pytest.raises(ValueError, match="R-C3"):
         g.legal_actions(3)
+
+
+def test_R_B2_neighbours_skip_players_who_are_out() -> None:
+    hands = ["6S 7S", "8S 9S TS", "", "6H 7H", "6D 7D"]
+    g = position(hands, attacker=0, out=[2], throw_in="neighbours")
+    assert (g.attacker, g.defender) == (0, 1) and g.attackers == [0, 3]
+    play(g, "0 attack 6S")
+    refused(g, "4 attack 6D", "R-B2", "nearest opponents")
+
+
+def test_R_B9_declaring_take_changes_the_table() -> None:
+    g = make([A0, A1, "TS JS TH JH TD JD"], trump="6C")
+    play(g, "0 attack 6S", "2 pass")
+    assert g.passed == [2]
+    play(g, "1 take")
+    assert g.passed == [] and Action(2, Do.PASS) in g.legal_actions(2)

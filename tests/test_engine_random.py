@@ -81,6 +81,19 @@ def candidates(game: Game, seat: int) -> list[Action]:
     return out
 
 
+def pick(rng: random.Random, acts: list[Action], game: Game) -> Action:
+    """A random action; challenges only now and then, or every player is soon marked
+    (R-S4) and nobody can cheat any more; but a cheat on the table is often caught, so
+    that rollbacks (R-S3) happen."""
+    caught = [a for a in acts if a.do is Do.CHALLENGE and game._info[a.card][2]]
+    if caught and rng.random() < 0.3:
+        return rng.choice(caught)
+    plain = [a for a in acts if a.do is not Do.CHALLENGE]
+    if plain and (len(plain) == len(acts) or rng.random() < 0.9):
+        return rng.choice(plain)
+    return rng.choice(acts)
+
+
 def check_views(game: Game) -> None:
     for s in range(game.seats):
         v = game.view(s)
@@ -134,7 +147,7 @@ def run(opts: dict[str, Any], n: int, seed: int, check_every: int) -> Game:
             if game.can_apply(a):
                 game.apply(a)
                 continue
-        chosen = rng.choice(everything)
+        chosen = pick(rng, everything, game)
         if rng.random() < 0.5:
             # an equal action built anew: apply checks it in full instead of recognising
             # the listed object (both paths must agree)

@@ -12,7 +12,7 @@ import importlib
 from collections.abc import Callable, Sequence
 
 # Modules that provide subcommands, in the order `--help` lists them.
-COMMAND_MODULES: tuple[str, ...] = ("play", "rules")
+COMMAND_MODULES: tuple[str, ...] = ("play", "tables", "rules")
 
 
 def build_parser() -> argparse.ArgumentParser:

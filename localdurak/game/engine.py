@@ -122,6 +122,10 @@ _Snap = tuple[
 ]
 
 
+def _n_cards(k: int) -> str:
+    return f"{k} card" if k == 1 else f"{k} cards"
+
+
 def _cards(mask: int) -> str:
     return " ".join(c.pretty() for c in cards_of(mask))
 
@@ -292,6 +296,8 @@ class Game:
             if Card(trump_card).suit != trump_suit:
                 raise ValueError("the trump card names the trump suit (R-D2)")
             game._turned = Card(trump_card)
+        if not 0 <= first_attacker < seats:
+            raise ValueError(f"the first attacker must be a seat 0..{seats - 1} (R-F1)")
         game._start_bout(first_attacker)
         return game
 
@@ -529,26 +535,33 @@ class Game:
             raise ValueError(f"there is no seat {seat} at this table (R-C3)")
         if self.result is not None or self._out_mask >> seat & 1:
             return []
-        acts = self._legal_duren(seat) if self._duren else self._legal(seat)
-        if self._cheating:
-            self._legal_challenges(seat, acts)
+        att = self._att
+        if not att and seat != self.attacker:
+            return []  # only the main attacker acts before the bout opens (R-B1)
+        if self._duren:
+            acts = self._legal_duren(seat)
+        else:
+            acts = self._legal(seat, att) if att else self._legal_open(seat)
+            if self._cheating:
+                self._legal_challenges(seat, acts)
         self._memo_ver[seat] = self._ver
         self._memo_acts[seat] = acts
         return acts[:]
 
-    def _legal(self, seat: int) -> list[Action]:
+    def _legal_open(self, seat: int) -> list[Action]:
+        # R-B1: any card opens (several of one rank may go together).
         acts: list[Action] = []
         hand = self._hands[seat]
-        att = self._att
-        if not att:
-            if seat == self.attacker:
-                # R-B1: any card opens (several of one rank may go together).
-                row = _ATTACK1[seat]
-                while hand:
-                    low = hand & -hand
-                    acts.append(row[low.bit_length() - 1])
-                    hand ^= low
-            return acts
+        row = _ATTACK1[seat]
+        while hand:
+            low = hand & -hand
+            acts.append(row[low.bit_length() - 1])
+            hand ^= low
+        return acts
+
+    def _legal(self, seat: int, att: list[Card]) -> list[Action]:
+        acts: list[Action] = []
+        hand = self._hands[seat]
         if seat == self.defender:
             if not self._taking:
                 beats = self._beats
@@ -666,8 +679,7 @@ class Game:
             more = "no more" if left <= 0 else f"only {left} more"
             return IllegalAction(
                 "R-B4c",
-                f"the defender holds {held} card{'s' if held != 1 else ''}, "
-                f"so {more} may be thrown in",
+                f"the defender holds {_n_cards(held)}, so {more} may be thrown in",
             )
         return None
 
@@ -881,8 +893,8 @@ class Game:
         if self.count(new) < n_att:
             raise IllegalAction(
                 rule,
-                f"seat {new} holds {self.count(new)} cards, fewer than the {n_att} attack cards "
-                "a transfer would give him",
+                f"seat {new} holds {_n_cards(self.count(new))}, fewer than the {n_att} "
+                "attack cards a transfer would give him",
             )
         return cheat
 
@@ -942,8 +954,7 @@ class Game:
             if len(a.cards) > held:
                 raise IllegalAction(
                     "R-P3",
-                    f"the defender holds {held} card{'s' if held != 1 else ''}, "
-                    "so the lead may not be longer",
+                    f"the defender holds {_n_cards(held)}, so the lead may not be longer",
                 )
             return False
         if do is _COVER:
@@ -980,20 +991,54 @@ class Game:
             self._snaps.append(self._snapshot())
         self.log.append(action)
         if do is _ATTACK:
+            hands, att, cov = self._hands, self._att, self._cov
             for c in action.cards:
-                self._play(seat, c, cheat)
-                self._att.append(c)
-                self._cov.append(None)
-                self._uncovered += 1
-        elif do is _COVER:
-            card, on = action.card, action.on
-            assert card is not None and on is not None
+                c = CARDS[c]  # a plain int index becomes the Card
+                b = 1 << c
+                if hands[seat] & b:
+                    hands[seat] ^= b
+                    self._pub[seat] &= ~b
+                else:
+                    self._unknown[seat] -= 1
+                self._table_mask |= b
+                self._rank_cards |= RANK_MASK[c % 13]
+                if self._cheating:
+                    self._info[c] = (seat, len(self._snaps) - 1, cheat)
+                att.append(c)
+                cov.append(None)
+            self._uncovered += len(action.cards)
+            if self._duren:
+                return
+            self._passed = 0  # R-B9: the table changed
+            if self._taking:
+                self._maybe_end()  # R-B10b: the limits may allow nothing more now
+            return
+        if do is _COVER:
+            assert action.card is not None and action.on is not None
+            card = CARDS[action.card]
             self._play(seat, card, cheat)
-            self._cov[self._att.index(on)] = card
+            self._cov[self._att.index(action.on)] = card
             self._uncovered -= 1
-        elif do is _TRANSFER or do is _SHOW:
-            card = action.card
-            assert card is not None
+            if self._duren:
+                if not self._uncovered:
+                    self._end_bout(True)  # R-P4: all covered
+                return
+            self._passed = 0
+            if not self._uncovered:
+                self._maybe_end()
+            return
+        if do is _PASS:
+            self._passed |= 1 << seat
+            self._maybe_end()
+            return
+        if do is _TAKE:
+            self._taking = True
+            if self._duren:
+                self._end_bout(False)  # R-P4: nobody throws in, the bout ends at once
+                return
+        else:
+            assert action.card is not None
+            card = CARDS[action.card]
             if do is _TRANSFER:
                 self._play(seat, card, cheat)
                 self._att.append(card)
@@ -1011,18 +1056,6 @@ class Game:
             self.attacker = seat
             self.defender = self._next_opponent(seat)
             self._attackers = self._compute_attackers()
-        elif do is _TAKE:
-            self._taking = True
-        else:  # pass
-            self._passed |= 1 << seat
-            self._maybe_end()
-            return
-        if self._duren:
-            if do is _TAKE:
-                self._end_bout(False)
-            elif do is _COVER and not self._uncovered:
-                self._end_bout(True)
-            return
         self._passed = 0  # R-B9: the table changed
         self._maybe_end()
 
@@ -1098,6 +1131,7 @@ class Game:
             return
         # R-S3: back to just before the action that played the cheat.
         undone = [(c, s) for c, (s, kk, _) in self._info.items() if kk >= k]
+        seen = self._pub  # still in those hands after the rollback (hands only lost cards)
         (
             hands,
             unknown,
@@ -1125,11 +1159,13 @@ class Game:
         self._challenged &= self._table_mask
         for c, s in undone:
             # reading: every player saw these cards go back, so they are public in their hands.
-            b = 1 << c
-            if not self._hands[s] & b:
-                self._hands[s] |= b
-                self._unknown[s] -= 1
-            self._pub[s] |= b
+            self._pub[s] |= 1 << c
+        for s in range(self.seats):
+            # ... and whatever was public in a hand stays so.
+            self._pub[s] |= seen[s]
+            extra = self._pub[s] & ~self._hands[s]
+            self._hands[s] |= extra
+            self._unknown[s] -= extra.bit_count()
         self._passed = 0  # R-B9: a challenge that takes cards back changes the table
         self._mark(by)
 

@@ -1,0 +1,952 @@
+"""The messages of the Local Durak wire protocol, and their validation (docs/protocol.md).
+
+Every message is a frozen dataclass.  On the wire it is a msgpack map whose ``"t"`` key names
+its type and whose other keys are its fields.  `decode_message` checks a decoded frame against
+the type's schema — field names, types, sizes, ranges — and refuses anything else with
+`BadMessage`; `encode_message` is the way out.
+
+Three kinds of message (docs/protocol.md §2):
+
+- *commands* go from a client to the host and carry ``id``, a number the client increases by
+  at least one for every command it sends; the host's answer (`Ack` or `Error`) names it in
+  ``re``;
+- *events* go from the host to every client and carry ``seq``, the table's event counter,
+  which increases by exactly one per event; a client that reconnects says the last one it saw;
+- *control* messages (hello, authentication, ping, bye, error, ack) are neither.
+
+Card-privacy steps travel as `Privacy` / `PrivacyEvent`: the body is opaque here (plain msgpack
+values only, checked by `check_plain`); `localdurak.protocol.privacy` defines and checks it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from types import MappingProxyType
+from typing import Any, ClassVar, Final
+
+from localdurak.game.actions import Action, ActionFormatError, GameResult
+from localdurak.game.rules import Rules, RulesError
+from localdurak.protocol.codec import (
+    MAX_FRAME,
+    BadFrame,
+    BadMessage,
+    ErrorCode,
+    ProtocolError,
+    VersionTooNew,
+    VersionTooOld,
+    check_plain,
+    encode_frame,
+    error_for_code,
+)
+
+PROTOCOL_VERSION: Final = 1
+"""The version this code speaks.  Raise it for any change an older peer would misread."""
+
+MIN_PROTOCOL_VERSION: Final = 1
+"""The oldest version this code still speaks."""
+
+FEATURES: Final[frozenset[str]] = frozenset({"privacy-sra/1", "resume/1", "bots/1"})
+"""Optional abilities this side offers; the session uses the intersection of both sides'."""
+
+MAX_ID: Final = 2**53 - 1
+"""Command ids and event sequence numbers stay below this (exact in every JSON reader)."""
+
+MAX_SEATS: Final = 6
+NAME_MAX: Final = 32
+"""Longest player or table name, in characters."""
+
+KEY_LEN: Final = 32
+"""Ed25519 public keys, nonces and SHA-256 fingerprints are all 32 bytes."""
+SIG_LEN: Final = 64
+"""An Ed25519 signature."""
+
+
+class Role(StrEnum):
+    """Which end of a connection sends a message."""
+
+    CLIENT = "client"
+    HOST = "host"
+
+
+class Kind(StrEnum):
+    """The three families of message (module docstring)."""
+
+    CONTROL = "control"
+    COMMAND = "command"
+    EVENT = "event"
+
+
+class SeatKind(StrEnum):
+    EMPTY = "empty"
+    HUMAN = "human"
+    BOT = "bot"
+
+
+class BotLevel(StrEnum):
+    RANDOM = "random"
+    NORMAL = "normal"
+
+
+class TableState(StrEnum):
+    LOBBY = "lobby"
+    PLAYING = "playing"
+    CLOSED = "closed"
+
+
+# --- field schemas -----------------------------------------------------------------------
+#
+# A schema turns a wire value into the field's Python value (``load``, which validates) and
+# back (``dump``).  ``where`` names the field in error messages.
+
+
+class Spec:
+    def load(self, value: Any, where: str) -> Any:
+        raise NotImplementedError
+
+    def dump(self, value: Any) -> Any:
+        return value
+
+
+def _bad(where: str, what: str, value: Any) -> BadMessage:
+    shown = repr(value)
+    if len(shown) > 40:
+        shown = shown[:37] + "..."
+    return BadMessage(f"{where} must be {what}, not {shown}")
+
+
+class Int(Spec):
+    def __init__(self, lo: int, hi: int) -> None:
+        self.lo, self.hi = lo, hi
+
+    def load(self, value: Any, where: str) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise _bad(where, "a whole number", value)
+        if not self.lo <= value <= self.hi:
+            raise _bad(where, f"between {self.lo} and {self.hi}", value)
+        return value
+
+
+class Bool(Spec):
+    def load(self, value: Any, where: str) -> bool:
+        if not isinstance(value, bool):
+            raise _bad(where, "true or false", value)
+        return value
+
+
+_CONTROL_CHARS: Final = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069]")
+
+
+_RULE_ID: Final = re.compile(r"R-[A-Z0-9a-z]{1,14}")
+
+
+class Str(Spec):
+    """A string of at most ``max_len`` characters.  ``text=True`` refuses control and
+    bidirectional-override characters: names end up on other people's terminals."""
+
+    def __init__(
+        self, max_len: int, *, min_len: int = 0, text: bool = True, pattern: str | None = None
+    ) -> None:
+        self.max_len, self.min_len, self.text = max_len, min_len, text
+        self.pattern = re.compile(pattern) if pattern else None
+
+    def load(self, value: Any, where: str) -> str:
+        if not isinstance(value, str):
+            raise _bad(where, "a string", value)
+        if not self.min_len <= len(value) <= self.max_len:
+            raise _bad(where, f"{self.min_len}..{self.max_len} characters long", value)
+        if self.text and _CONTROL_CHARS.search(value):
+            raise _bad(where, "text without control characters", value)
+        if self.pattern is not None and not self.pattern.fullmatch(value):
+            raise _bad(where, f"of the form {self.pattern.pattern}", value)
+        return value
+
+
+class Bytes(Spec):
+    def __init__(self, min_len: int, max_len: int) -> None:
+        self.min_len, self.max_len = min_len, max_len
+
+    def load(self, value: Any, where: str) -> bytes:
+        if not isinstance(value, bytes):
+            raise _bad(where, "binary", value)
+        if not self.min_len <= len(value) <= self.max_len:
+            size = (
+                f"{self.min_len} bytes"
+                if self.min_len == self.max_len
+                else f"{self.min_len}..{self.max_len} bytes"
+            )
+            raise _bad(where, size, f"{len(value)} bytes")
+        return value
+
+
+class Choice(Spec):
+    def __init__(self, enum: type[StrEnum]) -> None:
+        self.enum = enum
+
+    def load(self, value: Any, where: str) -> StrEnum:
+        try:
+            return self.enum(value) if isinstance(value, str) else self.enum("\0")
+        except ValueError:
+            words = ", ".join(repr(e.value) for e in self.enum)
+            raise _bad(where, f"one of {words}", value) from None
+
+    def dump(self, value: Any) -> Any:
+        return value.value
+
+
+class Opt(Spec):
+    """``None`` or the inner schema."""
+
+    def __init__(self, inner: Spec) -> None:
+        self.inner = inner
+
+    def load(self, value: Any, where: str) -> Any:
+        return None if value is None else self.inner.load(value, where)
+
+    def dump(self, value: Any) -> Any:
+        return None if value is None else self.inner.dump(value)
+
+
+class ListOf(Spec):
+    def __init__(self, inner: Spec, max_items: int, *, unique: bool = False) -> None:
+        self.inner, self.max_items, self.unique = inner, max_items, unique
+
+    def load(self, value: Any, where: str) -> tuple[Any, ...]:
+        if not isinstance(value, list):
+            raise _bad(where, "a list", value)
+        if len(value) > self.max_items:
+            raise _bad(where, f"a list of at most {self.max_items} items", f"{len(value)} items")
+        out = tuple(self.inner.load(v, f"{where}[{i}]") for i, v in enumerate(value))
+        if self.unique and len(set(out)) != len(out):
+            raise _bad(where, "a list without repeats", value)
+        return out
+
+    def dump(self, value: Any) -> Any:
+        return [self.inner.dump(v) for v in value]
+
+
+class Plain(Spec):
+    """Any plain msgpack value (nil, bool, int, float, str, bin, list, str-keyed map), at most
+    ``max_depth`` deep: the opaque payloads whose meaning another module checks."""
+
+    def __init__(self, max_depth: int = 16, *, mapping: bool = False) -> None:
+        self.max_depth, self.mapping = max_depth, mapping
+
+    def load(self, value: Any, where: str) -> Any:
+        if self.mapping and not isinstance(value, dict):
+            raise _bad(where, "a map", value)
+        try:
+            check_plain(value, max_depth=self.max_depth)
+        except BadFrame as e:
+            raise BadMessage(f"{where}: {e.message}") from None
+        return value
+
+
+class RulesSpec(Spec):
+    """The table options as a record's ``rules`` object (records.md), only non-defaults sent."""
+
+    def load(self, value: Any, where: str) -> Rules:
+        if not isinstance(value, dict):
+            raise _bad(where, "a map of table options", value)
+        try:
+            return Rules.from_dict(value)
+        except (RulesError, TypeError) as e:
+            raise BadMessage(f"{where}: {e}") from None
+
+    def dump(self, value: Any) -> Any:
+        assert isinstance(value, Rules)
+        return value.non_defaults()
+
+
+class ActionSpec(Spec):
+    """A game action in the records.md form, with its ``seat``."""
+
+    def load(self, value: Any, where: str) -> Action:
+        if not isinstance(value, dict) or len(value) > 5:
+            raise _bad(where, "an action (records.md)", value)
+        try:
+            action = Action.from_dict(value)
+        except ActionFormatError as e:
+            raise BadMessage(f"{where}: {e}") from None
+        if not 0 <= action.seat < MAX_SEATS:
+            raise _bad(f"{where}.seat", f"0..{MAX_SEATS - 1}", action.seat)
+        if len(action.cards) > 52:
+            raise _bad(f"{where}.cards", "at most 52 cards", len(action.cards))
+        return action
+
+    def dump(self, value: Any) -> Any:
+        assert isinstance(value, Action)
+        return value.to_dict()
+
+
+class ResultSpec(Spec):
+    def load(self, value: Any, where: str) -> GameResult:
+        if not isinstance(value, dict):
+            raise _bad(where, "a game result", value)
+        try:
+            result = GameResult.from_dict(value)
+        except ValueError as e:
+            raise BadMessage(f"{where}: {e}") from None
+        if len(result.durak) > MAX_SEATS or not all(0 <= s < MAX_SEATS for s in result.durak):
+            raise _bad(f"{where}.durak", "a list of seats", list(result.durak))
+        return result
+
+    def dump(self, value: Any) -> Any:
+        assert isinstance(value, GameResult)
+        return value.to_dict()
+
+
+class StructSpec(Spec):
+    """A nested frozen dataclass with its own ``SCHEMA`` (e.g. `SeatInfo`)."""
+
+    def __init__(self, cls: type[Any]) -> None:
+        self.cls = cls
+
+    def load(self, value: Any, where: str) -> Any:
+        if not isinstance(value, dict):
+            raise _bad(where, "a map", value)
+        return _load_fields(self.cls, value, where)
+
+    def dump(self, value: Any) -> Any:
+        return _dump_fields(value)
+
+
+def schema(fields: dict[str, Spec]) -> Mapping[str, Spec]:
+    """A message's schema: its field names, in wire order, and how each is checked."""
+    return MappingProxyType(fields)
+
+
+ID: Final = Int(0, MAX_ID)
+SEQ: Final = Int(0, MAX_ID)
+SEAT: Final = Int(0, MAX_SEATS - 1)
+NAME: Final = Str(NAME_MAX, min_len=1)
+KEY: Final = Bytes(KEY_LEN, KEY_LEN)
+SIG: Final = Bytes(SIG_LEN, SIG_LEN)
+VERSION: Final = Int(0, 0xFFFF)
+FEATURE: Final = Str(32, min_len=1, pattern=r"[a-z0-9][a-z0-9./_-]*")
+GAME_ID: Final = Bytes(8, 64)
+STEP: Final = Str(32, min_len=1, pattern=r"[a-z0-9][a-z0-9_./-]*")
+
+
+def _load_fields(cls: type[Any], data: Mapping[str, Any], where: str) -> Any:
+    schema: Mapping[str, Spec] = cls.SCHEMA
+    extra = [k for k in data if k not in schema and k != "t"]
+    if extra:
+        raise BadMessage(f"{where} has unknown field(s) {', '.join(map(repr, sorted(extra)))}")
+    kwargs: dict[str, Any] = {}
+    defaults = {f.name: f for f in dataclasses.fields(cls)}
+    for name, spec in schema.items():
+        if name in data:
+            kwargs[name] = spec.load(data[name], f"{where}.{name}")
+        elif (
+            defaults[name].default is dataclasses.MISSING
+            and defaults[name].default_factory is dataclasses.MISSING
+        ):
+            raise BadMessage(f"{where} is missing the field {name!r}")
+    try:
+        return cls(**kwargs)
+    except ProtocolError:
+        raise
+    except (ValueError, TypeError) as e:
+        raise BadMessage(f"{where}: {e}") from None
+
+
+def _dump_fields(obj: Any) -> dict[str, Any]:
+    schema: Mapping[str, Spec] = type(obj).SCHEMA
+    return {name: spec.dump(getattr(obj, name)) for name, spec in schema.items()}
+
+
+# --- messages ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """Base of every message.  ``TYPE`` is its ``"t"`` on the wire, ``SENDER`` who may send
+    it (``None``: either side), ``KIND`` its family, ``BEFORE_AUTH`` whether it may travel
+    before authentication has finished."""
+
+    TYPE: ClassVar[str] = ""
+    SENDER: ClassVar[Role | None] = None
+    KIND: ClassVar[Kind] = Kind.CONTROL
+    BEFORE_AUTH: ClassVar[bool] = False
+    SCHEMA: ClassVar[Mapping[str, Spec]] = MappingProxyType({})
+
+
+# Control: handshake (docs/protocol.md §3).
+
+
+@dataclass(frozen=True, slots=True)
+class Hello(Message):
+    """The client's first message: which protocol versions and features it speaks."""
+
+    TYPE = "hello"
+    SENDER = Role.CLIENT
+    BEFORE_AUTH = True
+    SCHEMA = schema(
+        {
+            "version": VERSION,
+            "min_version": VERSION,
+            "features": ListOf(FEATURE, 32, unique=True),
+            "software": Str(64),
+        }
+    )
+    version: int = PROTOCOL_VERSION
+    min_version: int = MIN_PROTOCOL_VERSION
+    features: tuple[str, ...] = tuple(sorted(FEATURES))
+    software: str = ""
+
+    def __post_init__(self) -> None:
+        if self.min_version > self.version:
+            raise BadMessage("hello.min_version is above hello.version")
+
+
+@dataclass(frozen=True, slots=True)
+class Welcome(Message):
+    """The host's answer to `Hello`: the version it chose, its nonce for the client's proof of
+    identity, and what a joining player needs to know before authenticating."""
+
+    TYPE = "welcome"
+    SENDER = Role.HOST
+    BEFORE_AUTH = True
+    SCHEMA = schema(
+        {
+            "version": VERSION,
+            "features": ListOf(FEATURE, 32, unique=True),
+            "nonce": KEY,
+            "table": NAME,
+            "pin_required": Bool(),
+            "state": Choice(TableState),
+        }
+    )
+    version: int
+    features: tuple[str, ...]
+    nonce: bytes
+    table: str
+    pin_required: bool = False
+    state: TableState = TableState.LOBBY
+
+
+@dataclass(frozen=True, slots=True)
+class Auth(Message):
+    """The client proves it holds ``key``: ``sig`` signs the host's nonce bound to the host's
+    certificate fingerprint (`localdurak.net.identity.auth_payload`)."""
+
+    TYPE = "auth"
+    SENDER = Role.CLIENT
+    BEFORE_AUTH = True
+    SCHEMA = schema(
+        {
+            "key": KEY,
+            "sig": SIG,
+            "name": NAME,
+            "pin": Opt(Str(16, min_len=1, pattern=r"[0-9A-Za-z-]+")),
+        }
+    )
+    key: bytes
+    sig: bytes
+    name: str
+    pin: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Authed(Message):
+    """Authentication succeeded.  ``player`` is the host's handle for this key; ``seat`` the
+    seat it already holds (a reconnect) or ``None``; ``seq`` the table's latest event."""
+
+    TYPE = "authed"
+    SENDER = Role.HOST
+    BEFORE_AUTH = True
+    SCHEMA = schema({"player": Int(0, 0xFFFF), "seat": Opt(SEAT), "seq": SEQ})
+    player: int
+    seat: int | None
+    seq: int
+
+
+# Control: either side, any time.
+
+
+@dataclass(frozen=True, slots=True)
+class Ping(Message):
+    TYPE = "ping"
+    BEFORE_AUTH = True
+    SCHEMA = schema({"nonce": Int(0, 2**32 - 1)})
+    nonce: int
+
+
+@dataclass(frozen=True, slots=True)
+class Pong(Message):
+    TYPE = "pong"
+    BEFORE_AUTH = True
+    SCHEMA = schema({"nonce": Int(0, 2**32 - 1)})
+    nonce: int
+
+
+@dataclass(frozen=True, slots=True)
+class Bye(Message):
+    """The sender is closing the connection on purpose (the seat is given up)."""
+
+    TYPE = "bye"
+    BEFORE_AUTH = True
+    SCHEMA = schema({"reason": Str(200)})
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Error(Message):
+    """Something the peer sent was refused.  ``re`` names the command it answers (or
+    ``None``); ``code`` the kind (`ErrorCode`); ``message`` says why, for a person; ``rule``
+    the rule id of an illegal move."""
+
+    TYPE = "error"
+    BEFORE_AUTH = True
+    SCHEMA = schema(
+        {
+            "code": Choice(ErrorCode),
+            "message": Str(500),
+            "re": Opt(ID),
+            "rule": Opt(Str(16, pattern=_RULE_ID.pattern)),
+        }
+    )
+    code: ErrorCode
+    message: str
+    re: int | None = None
+    rule: str | None = None
+
+    @classmethod
+    def from_exception(cls, error: ProtocolError, re: int | None = None) -> Error:
+        # The message must itself pass the schema on the other side: no control characters
+        # (an engine message with a newline would otherwise get the connection dropped).
+        message = _CONTROL_CHARS.sub(" ", error.message)[:500]
+        rule = error.rule if error.rule and _RULE_ID.fullmatch(error.rule) else None
+        return cls(code=error.code, message=message, re=re, rule=rule)
+
+    def exception(self) -> ProtocolError:
+        """The `ProtocolError` subclass this error stands for, to raise on the receiving side."""
+        return error_for_code(self.code)(self.message, rule=self.rule)
+
+
+@dataclass(frozen=True, slots=True)
+class Ack(Message):
+    """The host accepted command ``re``; ``seq`` is the event it became (or ``None``)."""
+
+    TYPE = "ack"
+    SENDER = Role.HOST
+    SCHEMA = schema({"re": ID, "seq": Opt(SEQ)})
+    re: int
+    seq: int | None = None
+
+
+# Commands: lobby (docs/protocol.md §4).
+
+
+@dataclass(frozen=True, slots=True)
+class Sit(Message):
+    """Take ``seat``, or any free seat when ``None``."""
+
+    TYPE = "sit"
+    SENDER = Role.CLIENT
+    KIND = Kind.COMMAND
+    SCHEMA = schema({"id": ID, "seat": Opt(SEAT)})
+    id: int
+    seat: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Stand(Message):
+    """Leave the seat and watch."""
+
+    TYPE = "stand"
+    SENDER = Role.CLIENT
+    KIND = Kind.COMMAND
+    SCHEMA = schema({"id": ID})
+    id: int
+
+
+@dataclass(frozen=True, slots=True)
+class Ready(Message):
+    TYPE = "ready"
+    SENDER = Role.CLIENT
+    KIND = Kind.COMMAND
+    SCHEMA = schema({"id": ID, "ready": Bool()})
+    id: int
+    ready: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class SetRules(Message):
+    """The table's owner changes the rules (and the number of seats) before the game."""
+
+    TYPE = "set_rules"
+    SENDER = Role.CLIENT
+    KIND = Kind.COMMAND
+    SCHEMA = schema({"id": ID, "rules": RulesSpec(), "seats": Int(2, MAX_SEATS)})
+    id: int
+    rules: Rules
+    seats: int
+
+
+@dataclass(frozen=True, slots=True)
+class AddBot(Message):
+    TYPE = "add_bot"
+    SENDER = Role.CLIENT
+    KIND = Kind.COMMAND
+    SCHEMA = schema({"id": ID, "seat": Opt(SEAT), "level": Choice(BotLevel)})
+    id: int
+    seat: int | None = None
+    level: BotLevel = BotLevel.NORMAL
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveBot(Message):
+    TYPE = "remove_bot"
+    SENDER = Role.CLIENT
+    KIND = Kind.COMMAND
+    SCHEMA = schema({"id": ID, "seat": SEAT})
+    id: int
+    seat: int
+
+
+# Commands: game.
+
+
+@dataclass(frozen=True, slots=True)
+class Act(Message):
+    """A game action, signed by the acting player (`localdurak.net.identity.sign_action`).
+
+    ``n`` is the player's own counter of signed messages in this game (actions and privacy
+    steps together), so a replayed or reordered action fails the signature check."""
+
+    TYPE = "act"
+    SENDER = Role.CLIENT
+    KIND = Kind.COMMAND
+    SCHEMA = schema({"id": ID, "game": GAME_ID, "n": ID, "action": ActionSpec(), "sig": SIG})
+    id: int
+    game: bytes
+    n: int
+    action: Action
+    sig: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Privacy(Message):
+    """One card-privacy step (card-privacy.md), signed like `Act`.  ``step`` names it (e.g.
+    ``"commit"``, ``"shuffle"``, ``"strip"``, ``"open"``, ``"reveal"``); ``body`` is checked by
+    the privacy protocol, here only for being plain msgpack."""
+
+    TYPE = "privacy"
+    SENDER = Role.CLIENT
+    KIND = Kind.COMMAND
+    SCHEMA = schema(
+        {
+            "id": ID,
+            "game": GAME_ID,
+            "n": ID,
+            "step": STEP,
+            "body": Plain(),
+            "sig": SIG,
+        }
+    )
+    id: int
+    game: bytes
+    n: int
+    step: str
+    body: Any
+    sig: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Resume(Message):
+    """Sent after `Authed` by a client that was here before: send me every event after
+    ``last_seq``, or a `Snapshot` if they are too old to replay."""
+
+    TYPE = "resume"
+    SENDER = Role.CLIENT
+    KIND = Kind.COMMAND
+    SCHEMA = schema({"id": ID, "last_seq": SEQ})
+    id: int
+    last_seq: int
+
+
+# Events (host -> every client), docs/protocol.md §2 and §5.
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    """One seat as the lobby shows it."""
+
+    SCHEMA: ClassVar[dict[str, Spec]] = {
+        "kind": Choice(SeatKind),
+        "name": Str(NAME_MAX),
+        "ready": Bool(),
+        "connected": Bool(),
+        "key": Opt(KEY),
+        "level": Opt(Choice(BotLevel)),
+    }
+    kind: SeatKind = SeatKind.EMPTY
+    name: str = ""
+    ready: bool = False
+    connected: bool = False
+    key: bytes | None = None
+    level: BotLevel | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Lobby(Message):
+    """The whole lobby, sent on every change (it is small)."""
+
+    TYPE = "lobby"
+    SENDER = Role.HOST
+    KIND = Kind.EVENT
+    SCHEMA = schema(
+        {
+            "seq": SEQ,
+            "table": NAME,
+            "state": Choice(TableState),
+            "rules": RulesSpec(),
+            "seats": ListOf(StructSpec(SeatInfo), MAX_SEATS),
+            "owner": SEAT,
+            "games": Int(0, 0xFFFF),
+        }
+    )
+    seq: int
+    table: str
+    state: TableState
+    rules: Rules
+    seats: tuple[SeatInfo, ...]
+    owner: int = 0
+    games: int = 0
+    """How many games of the series have been played (R-F2)."""
+
+    def __post_init__(self) -> None:
+        if not 2 <= len(self.seats) <= MAX_SEATS:
+            raise BadMessage(f"lobby.seats must list 2..{MAX_SEATS} seats")
+
+
+@dataclass(frozen=True, slots=True)
+class GameStarted(Message):
+    """A game of the series begins.  ``keys`` are the seats' public keys, in seat order: every
+    signed action and privacy step of this game is checked against them."""
+
+    TYPE = "game_started"
+    SENDER = Role.HOST
+    KIND = Kind.EVENT
+    SCHEMA = schema(
+        {
+            "seq": SEQ,
+            "game": GAME_ID,
+            "number": Int(0, 0xFFFF),
+            "rules": RulesSpec(),
+            "dealer": SEAT,
+            "names": ListOf(NAME, MAX_SEATS),
+            "keys": ListOf(KEY, MAX_SEATS, unique=True),
+            "previous": Opt(ResultSpec()),
+        }
+    )
+    seq: int
+    game: bytes
+    number: int
+    rules: Rules
+    dealer: int
+    names: tuple[str, ...]
+    keys: tuple[bytes, ...]
+    previous: GameResult | None = None
+
+    def __post_init__(self) -> None:
+        n = len(self.keys)
+        if not 2 <= n <= MAX_SEATS or len(self.names) != n or self.dealer >= n:
+            raise BadMessage("game_started needs 2..6 seats, a name and key each, a dealer seat")
+
+
+@dataclass(frozen=True, slots=True)
+class Acted(Message):
+    """An action the host accepted, relayed exactly as the player signed it."""
+
+    TYPE = "acted"
+    SENDER = Role.HOST
+    KIND = Kind.EVENT
+    SCHEMA = schema({"seq": SEQ, "game": GAME_ID, "n": ID, "action": ActionSpec(), "sig": SIG})
+    seq: int
+    game: bytes
+    n: int
+    action: Action
+    sig: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class PrivacyEvent(Message):
+    """A card-privacy step relayed exactly as seat ``seat`` signed it."""
+
+    TYPE = "privacy_event"
+    SENDER = Role.HOST
+    KIND = Kind.EVENT
+    SCHEMA = schema(
+        {
+            "seq": SEQ,
+            "game": GAME_ID,
+            "seat": SEAT,
+            "n": ID,
+            "step": STEP,
+            "body": Plain(),
+            "sig": SIG,
+        }
+    )
+    seq: int
+    game: bytes
+    seat: int
+    n: int
+    step: str
+    body: Any
+    sig: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Presence(Message):
+    """A seat's player dropped or came back; ``hold`` is how many seconds the host keeps the
+    seat before the player forfeits (card-privacy.md "When a player drops out")."""
+
+    TYPE = "presence"
+    SENDER = Role.HOST
+    KIND = Kind.EVENT
+    SCHEMA = schema({"seq": SEQ, "seat": SEAT, "connected": Bool(), "hold": Int(0, 86400)})
+    seq: int
+    seat: int
+    connected: bool
+    hold: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver(Message):
+    """The game ended (or was ended: ``forfeit`` names a seat that did not come back)."""
+
+    TYPE = "game_over"
+    SENDER = Role.HOST
+    KIND = Kind.EVENT
+    SCHEMA = schema(
+        {
+            "seq": SEQ,
+            "game": GAME_ID,
+            "result": ResultSpec(),
+            "forfeit": Opt(SEAT),
+            "score": ListOf(Int(0, 0xFFFF), MAX_SEATS),
+        }
+    )
+    seq: int
+    game: bytes
+    result: GameResult
+    forfeit: int | None = None
+    score: tuple[int, ...] = ()
+    """Times each seat has been the durak in this series (R-F2)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot(Message):
+    """Everything a client needs to carry on when the events it missed are too old to replay:
+    the lobby, and (during a game) the game's public log so far — its `GameStarted` and every
+    `Acted` / `PrivacyEvent` in order, as their wire maps.  The client replays ``log`` through
+    the same checks as live events.  ``seq`` is the latest event the snapshot covers."""
+
+    TYPE = "snapshot"
+    SENDER = Role.HOST
+    KIND = Kind.EVENT
+    SCHEMA = schema(
+        {"seq": SEQ, "lobby": Plain(mapping=True), "log": ListOf(Plain(mapping=True), 20000)}
+    )
+    seq: int
+    lobby: Any
+    log: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TableClosed(Message):
+    TYPE = "table_closed"
+    SENDER = Role.HOST
+    KIND = Kind.EVENT
+    SCHEMA = schema({"seq": SEQ, "reason": Str(200)})
+    seq: int
+    reason: str = ""
+
+
+MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
+    cls.TYPE: cls
+    for cls in (
+        Hello,
+        Welcome,
+        Auth,
+        Authed,
+        Ping,
+        Pong,
+        Bye,
+        Error,
+        Ack,
+        Sit,
+        Stand,
+        Ready,
+        SetRules,
+        AddBot,
+        RemoveBot,
+        Act,
+        Privacy,
+        Resume,
+        Lobby,
+        GameStarted,
+        Acted,
+        PrivacyEvent,
+        Presence,
+        GameOver,
+        Snapshot,
+        TableClosed,
+    )
+}
+
+
+def _set_schemas() -> None:
+    # The dataclass decorator leaves plain class attributes alone; make sure every message's
+    # SCHEMA names exactly its fields, so that a new field cannot be left unchecked.
+    classes: list[Any] = [*MESSAGE_TYPES.values(), SeatInfo]
+    for cls in classes:
+        names = {f.name for f in dataclasses.fields(cls)}
+        assert names == set(cls.SCHEMA), (cls.__name__, names ^ set(cls.SCHEMA))
+
+
+_set_schemas()
+
+
+def message_to_wire(message: Message) -> dict[str, Any]:
+    """The msgpack map of ``message`` (``"t"`` and its fields)."""
+    return {"t": message.TYPE, **_dump_fields(message)}
+
+
+def message_from_wire(data: Any) -> Message:
+    """Validate one decoded frame and build its message; anything else raises `BadMessage`."""
+    if not isinstance(data, dict):
+        raise _bad("a message", "a map", data)
+    kind = data.get("t")
+    if not isinstance(kind, str) or kind not in MESSAGE_TYPES:
+        raise _bad("message type 't'", "a known message type", kind)
+    cls = MESSAGE_TYPES[kind]
+    message: Message = _load_fields(cls, data, kind)
+    return message
+
+
+def encode_message(message: Message, *, max_frame: int = MAX_FRAME) -> bytes:
+    """One frame holding ``message``."""
+    return encode_frame(message_to_wire(message), max_frame=max_frame)
+
+
+def check_version(version: int, min_version: int) -> int:
+    """The version to speak with a peer that speaks ``min_version..version``; raises
+    `VersionTooOld` / `VersionTooNew` (naming both ranges) when the ranges do not meet."""
+    if version < MIN_PROTOCOL_VERSION:
+        raise VersionTooOld(
+            f"protocol version {version} is too old: this program speaks versions "
+            f"{MIN_PROTOCOL_VERSION}..{PROTOCOL_VERSION}; update the other program"
+        )
+    if min_version > PROTOCOL_VERSION:
+        raise VersionTooNew(
+            f"protocol version {min_version} is too new: this program speaks versions "
+            f"{MIN_PROTOCOL_VERSION}..{PROTOCOL_VERSION}; update this program"
+        )
+    return min(version, PROTOCOL_VERSION)
