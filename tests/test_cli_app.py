@@ -323,6 +323,12 @@ async def test_golden_lobby_screen(pipe: PipeInput) -> None:
     await asyncio.sleep(0.2)
     assert app.session is not None and app.session.view is not None
     assert app.session.names[0] == "Anna"
+    pipe.send_text("q")  # leave the table: back in the lobby
+    for _ in range(50):
+        await asyncio.sleep(0.01)
+        if app.session is None:
+            break
+    assert app.session is None and "h host a table" in await r.screen()
     assert await r.quit() == 0
 
 
@@ -346,3 +352,83 @@ async def test_mouse_click_selects_then_plays() -> None:
             await asyncio.sleep(0.05)
             assert Action.attack(0, attack.cards[0]) in table.game.log
             await r.quit()
+
+
+class FakeBrowser:
+    """Stands in for discovery's TableBrowser: two updates, then quiet."""
+
+    def __init__(self) -> None:
+        from localdurak.net.discovery import TableInfo, TableStatus
+
+        def info(name: str, taken: int, state: TableStatus) -> TableInfo:
+            return TableInfo(
+                instance=f"{name} (3fa2)",
+                name=name,
+                fingerprint="3fa2" + "0" * 60,
+                port=45123,
+                addresses=("10.0.0.7",),
+                seats_taken=taken,
+                seats_total=4,
+                state=state,
+                rules="podkidnoy 36",
+                min_version=1,
+                max_version=1,
+            )
+
+        self.lists = [
+            [info("Kitchen table", 1, TableStatus.LOBBY)],
+            [
+                info("Kitchen table", 3, TableStatus.LOBBY),
+                info("Students' room", 4, TableStatus.PLAYING),
+            ],
+        ]
+        self.go = asyncio.Event()
+
+    async def __aenter__(self) -> FakeBrowser:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+    async def updates(self) -> AsyncIterator[list[object]]:
+        yield self.lists[0]
+        await self.go.wait()
+        yield self.lists[1]
+        await asyncio.Event().wait()
+
+
+async def test_lobby_lists_tables_live(pipe: PipeInput) -> None:
+    from localdurak.cli.lobby import MdnsTables
+
+    browser = FakeBrowser()
+    lobby = Lobby("Anna", MdnsTables(lambda: browser), bot_delay=0)
+    app = DurakApp(lobby=lobby, input=pipe, output=FixedOutput())
+    r = Running(app, None, pipe)
+    text = await r.screen()
+    assert "Kitchen table" in text and "1/4 seats" in text and "10.0.0.7:45123" in text
+    browser.go.set()
+    text = await r.screen()
+    assert "3/4 seats" in text and "Students' room" in text and "playing" in text
+    check_golden("lobby_tables", text)
+    pipe.send_text("\x1b[B\r")  # select the second table and join: not yet, said clearly
+    text = await r.screen()
+    assert "Students' room" in text and "not in this version" in text
+    assert await r.quit() == 0
+
+
+async def test_lobby_without_multicast_says_why(pipe: PipeInput) -> None:
+    from localdurak.cli.lobby import MdnsTables
+
+    class Broken:
+        async def __aenter__(self) -> None:
+            raise OSError("cannot look for tables on the local network (no multicast)")
+
+        async def __aexit__(self, *exc: object) -> None:
+            return None
+
+    lobby = Lobby("Anna", MdnsTables(Broken), bot_delay=0)
+    app = DurakApp(lobby=lobby, input=pipe, output=FixedOutput())
+    r = Running(app, None, pipe)
+    text = await r.screen()
+    assert "no multicast" in text and "No tables found yet" in text
+    assert await r.quit() == 0

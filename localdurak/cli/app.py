@@ -599,15 +599,23 @@ class DurakApp:
 
         self._spawn(go())
 
-    def quit(self) -> None:
-        """Leave the table (and the program)."""
+    def quit(self, *, everything: bool = False) -> None:
+        """Leave the table: back to the lobby if we came from it, else out of the program
+        (``everything``: out of the program in any case, Ctrl-C)."""
         s = self.session
+        back_to_lobby = self.lobby is not None and s is not None and not everything
 
         async def go() -> None:
             if s is not None:
                 if self._unsubscribe is not None:
                     self._unsubscribe()
+                    self._unsubscribe = None
                 await s.async_leave()
+            if back_to_lobby:
+                self.session = None
+                self.ui = TableUI()
+                self.application.invalidate()
+                return
             if self.lobby is not None:
                 await self.lobby.close()
             self.application.exit(result=0)

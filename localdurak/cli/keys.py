@@ -30,7 +30,7 @@ def _global_keys(app: DurakApp) -> KeyBindings:
     @kb.add("c-c")
     def _quit(event: KeyPressEvent) -> None:
         """Ctrl-C: leave at once."""
-        app.quit()
+        app.quit(everything=True)
 
     @kb.add("<any>", filter=helping)
     def _close_help(event: KeyPressEvent) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -87,10 +86,11 @@ class NoTables:
 
 
 class MdnsTables:
-    """The live list of `localdurak.net.discovery.TableBrowser`."""
+    """The live list of `localdurak.net.discovery.TableBrowser` (imported when the lobby
+    starts looking, so that the first screen does not wait for zeroconf)."""
 
-    def __init__(self, discovery: Any) -> None:
-        self._discovery = discovery
+    def __init__(self, browser_factory: Callable[[], Any] | None = None) -> None:
+        self._factory = browser_factory
         self._rows: list[TableRow] = []
         self.note = ""
 
@@ -98,33 +98,31 @@ class MdnsTables:
         return self._rows
 
     async def run(self, on_change: Callable[[], None]) -> None:
+        factory = self._factory
+        if factory is None:
+            from localdurak.net.discovery import TableBrowser
+
+            factory = TableBrowser
         try:
-            async with self._discovery.TableBrowser() as browser:
+            async with factory() as browser:
                 async for infos in browser.updates():
-                    self._rows = [
-                        TableRow(
-                            t.name,
-                            ", ".join(f"{a}:{t.port}" for a in t.addresses[:1]),
-                            t.seats_taken,
-                            t.seats_total,
-                            t.rules,
-                            t.state.value,
-                        )
-                        for t in infos
-                    ]
+                    self._rows = [_row(t) for t in infos]
                     on_change()
-        except OSError as e:  # DiscoveryUnavailable is an OSError
+        except OSError as e:  # DiscoveryUnavailable is an OSError: say why, keep the lobby
             self.note = str(e)
+            self._rows = []
             on_change()
             await asyncio.Event().wait()
 
 
+def _row(t: Any) -> TableRow:
+    where = f"{t.addresses[0]}:{t.port}" if t.addresses else ""
+    state = t.state.value if t.compatible else _("needs another version")
+    return TableRow(t.name, where, t.seats_taken, t.seats_total, t.rules, state)
+
+
 def default_source() -> TableSource:
-    try:
-        discovery = importlib.import_module("localdurak.net.discovery")
-    except ImportError:
-        return NoTables(_("Looking for tables on the network is not in this version yet."))
-    return MdnsTables(discovery)
+    return MdnsTables()
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +190,8 @@ class HostForm:
             value = self.values[f.key]
             shown = _("default") if f.key == "hand_size" and value == 0 else _value(value)
             style = "class:lobby-selected" if i == self.index else "class:field"
-            out.append((style, pad(f"  {f.key.replace('_', ' ')}", 24)))
+            mark = "▶" if i == self.index else " "
+            out.append((style, pad(f"{mark} {f.key.replace('_', ' ')}", 24)))
             out.append(("class:field-value", f" ‹ {shown} ›"))
             out.append(("", "\n"))
         return out

@@ -130,9 +130,16 @@ def opponents(
             words = roles(view, s, offline)
             text2 = " " + " · ".join(role_word(w) for w in words)
             style2 = f"class:role-{words[0]}" if words else ""
-            if teams and not words:
-                text2 = " " + _("team {n}").format(n=view.teams[s] + 1)
-            line2.append((style2, pad(text2, col)))
+            if teams:
+                # R-T1: your partner, or the team (the name's colour says it too).
+                own = me is not None and view.teams[s] == view.teams[me]
+                tag = _("partner") if own else _("team {n}").format(n=view.teams[s] + 1)
+                line2.append((f"class:team{view.teams[s] % 3}", f" {tag}"))
+                text2 = text2 if words else ""
+                col2 = col - get_cwidth(tag) - 1
+            else:
+                col2 = col
+            line2.append((style2, pad(text2, col2)))
         out += [*line1, ("", "\n"), *line2, ("", "\n")]
     return out
 
