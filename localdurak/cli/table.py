@@ -141,6 +141,27 @@ def opponents(
                 col2 = col
             line2.append((style2, pad(text2, col2)))
         out += [*line1, ("", "\n"), *line2, ("", "\n")]
+        if any(view.others[s].known for s in chunk):
+            # Cards everybody saw go into these hands (picked up, shown): a memory aid.
+            line3: StyleAndTextTuples = []
+            for s in chunk:
+                line3 += _known(view.others[s].known, col, ascii_only)
+            out += [*line3, ("", "\n")]
+    return out
+
+
+def _known(cards: Sequence[Card], width: int, ascii_only: bool) -> StyleAndTextTuples:
+    out: StyleAndTextTuples = [("", " ")]
+    used = 1
+    for c in cards:
+        t = card_text(c, ascii_only)
+        if used + get_cwidth(t) + 1 > width - 2:
+            out.append(("class:dim", "…"))
+            used += 1
+            break
+        out.append((card_style(c, legal=False), t + " "))
+        used += get_cwidth(t) + 1
+    out.append(("", " " * max(0, width - used)))
     return out
 
 
