@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 
 import pytest
 from prompt_toolkit.input import create_pipe_input
@@ -158,8 +158,18 @@ async def play_out(r: Running, limit: int = 3000) -> None:
     raise AssertionError("the game did not end")
 
 
-async def test_whole_game_against_bots_by_key_presses(pipe: PipeInput) -> None:
-    table = _table(pin=False, seed=3)  # the real (normal) bots
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Rules(),
+        Rules(variant="perevodnoy", trump_show=True),
+        Rules(variant="duren"),
+        Rules(cheating=True),
+    ],
+    ids=["podkidnoy", "perevodnoy", "duren", "cheating"],
+)
+async def test_whole_game_against_bots_by_key_presses(pipe: PipeInput, rules: Rules) -> None:
+    table = _table(rules, pin=False, seed=3)  # the real (normal) bots
     async with table:
         app = DurakApp(session=table, input=pipe, output=FixedOutput())
         await _whole_game(Running(app, table, pipe))
@@ -172,7 +182,8 @@ async def _whole_game(running: Running) -> None:
     assert result is not None
     # Every action of seat 0 came from a key press, through the client.
     mine = [a for a in running.table.game.log if a.seat == 0]
-    assert any(a.do is Do.ATTACK for a in mine) and any(a.do is Do.PASS for a in mine)
+    assert any(a.do is Do.ATTACK for a in mine)
+    assert any(a.do in (Do.COVER, Do.TAKE, Do.PASS) for a in mine)  # Dureń has no pass
     text = await running.screen()
     assert "Score after 1 game " in text
     assert "offline game — no audit" in text
@@ -432,3 +443,73 @@ async def test_lobby_without_multicast_says_why(pipe: PipeInput) -> None:
     text = await r.screen()
     assert "no multicast" in text and "No tables found yet" in text
     assert await r.quit() == 0
+
+
+def _static_state(rules: Rules, seats: int, stop: Callable[[Game], bool]) -> StaticSession:
+    for seed in range(300):
+        game = dealt(rules, seats, seed)
+        try:
+            play_until(game, seed, stop)
+        except AssertionError:
+            continue
+        return StaticSession(game, FOUR[:seats], events_of(game, rules, seats, seed))
+    raise AssertionError("no seed reached the state")
+
+
+async def test_R_B6_transfer_with_p(pipe: PipeInput) -> None:
+    rules = Rules(variant="perevodnoy")
+    session = _static_state(
+        rules, 3, lambda g: any(a.do is Do.TRANSFER for a in g.legal_actions(0))
+    )
+    app = DurakApp(session=session, input=pipe, output=FixedOutput())
+    r = Running(app, None, pipe)
+    text = await r.screen()
+    assert "transfer (p)" in text
+    transfer = next(a for a in session.view.legal if a.do is Do.TRANSFER)
+    assert transfer.card is not None
+    pipe.send_text(keys_for_card(session.view.hand.index(transfer.card)) + "p")
+    await r.screen()
+    assert session.acted == [transfer]
+    await r.quit()
+
+
+async def test_R_S2_challenge_by_c_and_a_number(pipe: PipeInput) -> None:
+    rules = Rules(cheating=True)
+    session = _static_state(
+        rules,
+        3,
+        lambda g: (
+            g.defender == 1
+            and len(g.table) >= 1
+            and any(a.do is Do.CHALLENGE for a in g.legal_actions(0))
+        ),
+    )
+    app = DurakApp(session=session, input=pipe, output=FixedOutput())
+    r = Running(app, None, pipe)
+    pipe.send_text("c")
+    text = await r.screen()
+    assert "Challenge which card?" in text
+    # Number the cards on the table as the screen does; challenge one we may.
+    on = [c for pair in session.view.table for c in pair if c is not None]
+    target = next(a.card for a in session.view.legal if a.do is Do.CHALLENGE)
+    assert target is not None
+    pipe.send_text(str(on.index(target) + 1))
+    await r.screen()
+    assert session.acted == [Action.challenge(0, target)]
+    await r.quit()
+
+
+async def test_reconnect_shows_a_banner_not_a_crash(pipe: PipeInput) -> None:
+    from localdurak.net.api import ConnectionState
+
+    session = defending_state()
+    session.connection = ConnectionState.RECONNECTING
+    app = DurakApp(session=session, input=pipe, output=FixedOutput())
+    r = Running(app, None, pipe)
+    text = await r.screen()
+    assert "Connection lost — reconnecting…" in text and "▶" in text
+    session.connection = ConnectionState.CONNECTED
+    session.offline_seats = (2,)
+    text = await r.screen()
+    assert "Waiting for Cyril to reconnect" in text and "offline" in text
+    await r.quit()
