@@ -513,3 +513,15 @@ async def test_reconnect_shows_a_banner_not_a_crash(pipe: PipeInput) -> None:
     text = await r.screen()
     assert "Waiting for Cyril to reconnect" in text and "offline" in text
     await r.quit()
+
+
+def test_key_line_keeps_help_and_quit_when_narrow() -> None:
+    from localdurak.cli.table import key_line
+
+    view = defending_state().view
+    for width in (80, 60, 40, 30):
+        text = "".join(t[1] for t in key_line(view, width, cheating=True))
+        assert len(text) <= width
+        assert "? help" in text and "q quit" in text
+    wide = "".join(t[1] for t in key_line(view, 120, cheating=True))
+    assert "c challenge" in wide and "↑↓ target" in wide

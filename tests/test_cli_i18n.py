@@ -92,3 +92,16 @@ def test_language_picked_from_flag_then_environment() -> None:
 def test_bad_po_is_refused_with_the_line() -> None:
     with pytest.raises(i18n.CatalogError, match="line 2"):
         i18n.parse_po('msgid "a"\nmsgstr b\n')
+
+
+def test_rules_summary_in_the_players_language() -> None:
+    from localdurak.cli.words import rules_summary
+    from localdurak.game.rules import Rules
+
+    rules = Rules(variant="perevodnoy", cheating=True, first_bout_five=False, teams="none")
+    assert rules_summary(rules) == "perevodnoy · 36 · no five in the first bout · cheating"
+    i18n.set_language("ru")
+    try:
+        assert rules_summary(rules) == "переводной · 36 · без: пять в первом ходе · с шулерами"
+    finally:
+        i18n.set_language("en")

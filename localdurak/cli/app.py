@@ -34,7 +34,7 @@ from prompt_toolkit.widgets import Frame
 from localdurak.cli import bigtext, table
 from localdurak.cli.i18n import _, ngettext
 from localdurak.cli.table import TableUI
-from localdurak.cli.words import glossary, join_names
+from localdurak.cli.words import glossary, join_names, rules_summary, waiting_for
 from localdurak.game.actions import Action, Do
 from localdurak.game.cards import Card, lowest_rank
 from localdurak.game.rules import ThrowInOrder
@@ -201,7 +201,7 @@ class DurakApp:
         if s is None or s.view is None:
             return "Local Durak"
         v = s.view
-        parts = [s.table_name or _("Offline table"), v.rules.summary()]
+        parts = [s.table_name or _("Offline table"), rules_summary(v.rules)]
         parts.append(_("game {n}").format(n=s.game_number))
         me = "" if v.seat is None else s.names[v.seat]
         return " · ".join(parts) + " ─ " + _("you: {name}").format(name=me)
@@ -571,6 +571,8 @@ class DurakApp:
             return
         if v.rules.cheating or self._acting or v.legal != (Action.pass_(v.seat),):
             return
+        if v.seat not in waiting_for(v):
+            return  # a cover would undo the pass anyway (R-B9): pass only when it is awaited
         if v.rules.throw_in_order is ThrowInOrder.FIRST_WORD and v.seat != v.attacker:
             return
         self._acting = True

@@ -180,6 +180,9 @@ def info_line(view: PlayerView, ascii_only: bool = False) -> StyleAndTextTuples:
     else:
         out.append(("class:label", "   " + _("stock: {n}").format(n=view.stock_count)))
     out.append(("class:label", "     " + _("Discard: {n}").format(n=view.discard_count)))
+    if view.seat is not None and view.seat in view.marked:
+        # R-S3/R-S4: a marked player plays honestly for the rest of the game.
+        out.append(("class:role-marked", "     " + _("you are marked: honest play only")))
     return out
 
 
@@ -384,30 +387,35 @@ def log_lines(
 
 
 def key_line(view: PlayerView | None, width: int, cheating: bool) -> StyleAndTextTuples:
-    """The keys that matter now, in one line."""
+    """The keys that matter now, in one line; when it is too narrow the least needed go
+    first (`?` and `q` always stay)."""
+    # (key, word, priority: lower stays longer)
+    keys: list[tuple[str, str, int]]
     if view is not None and view.result is not None:
-        keys = [("n", _("next game")), ("q", _("leave")), ("?", _("help"))]
+        keys = [("n", _("next game"), 0), ("q", _("leave"), 0), ("?", _("help"), 1)]
     else:
-        keys = [
-            ("1-9", _("card")),
-            ("↑↓", _("target")),
-            ("Enter", _("play")),
-            ("t", _("take")),
-            ("d", _("done/pass")),
+        keys = [("1-9", _("card"), 1)]
+        if view is not None and view.rules.variant is Variant.DUREN:
+            keys.append(("Space", _("mark"), 3))
+        keys += [
+            ("↑↓", _("target"), 5),
+            ("Enter", _("play"), 1),
+            ("t", _("take"), 2),
+            ("d", _("done/pass"), 2),
         ]
         if view is not None and view.rules.variant is Variant.PEREVODNOY:
-            keys.append(("p", _("transfer")))
-        if view is not None and view.rules.variant is Variant.DUREN:
-            keys.insert(1, ("Space", _("mark")))
+            keys.append(("p", _("transfer"), 3))
         if cheating:
-            keys.append(("c", _("challenge")))
-        keys += [("?", _("help")), ("q", _("quit"))]
+            keys.append(("c", _("challenge"), 3))
+        keys += [("?", _("help"), 0), ("q", _("quit"), 0)]
+
+    def cost(key: tuple[str, str, int]) -> int:
+        return get_cwidth(key[0]) + 1 + get_cwidth(key[1]) + 2
+
+    shown = list(keys)
+    while shown and 1 + sum(cost(k) for k in shown) > width:
+        shown.remove(max(shown, key=lambda k: (k[2], -shown.index(k))))
     out: StyleAndTextTuples = [("", " ")]
-    used = 1
-    for k, word in keys:
-        piece = get_cwidth(k) + 1 + get_cwidth(word) + 2
-        if used + piece > width:
-            break
-        out += [("class:key", k), ("class:keys", f" {word}  ")]
-        used += piece
+    for key, word, _prio in shown:
+        out += [("class:key", key), ("class:keys", f" {word}  ")]
     return out

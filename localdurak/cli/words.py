@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from localdurak.cli.i18n import _, ngettext
 from localdurak.game.actions import Action, Do
 from localdurak.game.cards import Card, Suit
-from localdurak.game.rules import ThrowInOrder, Variant
+from localdurak.game.rules import Rules, ThrowInOrder, Variant
 from localdurak.game.view import PlayerView
 from localdurak.net.api import EventKind, TableEvent
 
@@ -237,7 +237,8 @@ def status_text(
             and a not in view.passed
         ):
             return _("{name} has the first word. {done}.").format(name=names[a], done=done)
-        return _("Nothing to throw in: {done}.").format(done=done)
+        if me in wait:
+            return _("Nothing to throw in: {done}.").format(done=done)
     if me in view.passed:
         return _("You passed. Waiting for {names}.").format(names=wait_names)
     target = name_of(d, names, me) if d is not None else ""
@@ -259,3 +260,46 @@ def glossary() -> list[tuple[str, str]]:
 
 def cards_word(n: int) -> str:
     return ngettext("{n} card", "{n} cards", n).format(n=n)
+
+
+def variant_word(variant: Variant) -> str:
+    return {
+        Variant.PODKIDNOY: _("podkidnoy"),
+        Variant.PEREVODNOY: _("perevodnoy"),
+        Variant.DUREN: _("Dureń"),
+    }[variant]
+
+
+def option_word(name: str) -> str:
+    """A table option's name for people (rules.md section O)."""
+    words = {
+        "teams": _("teams"),
+        "throw_in": _("throw-in"),
+        "throw_in_order": _("throw-in order"),
+        "first_bout_five": _("five in the first bout"),
+        "trump_show": _("trump show"),
+        "transfer_first_bout": _("transfer in the first bout"),
+        "cheating": _("cheating"),
+        "japanese": _("Japanese"),
+        "tie": _("tie"),
+        "next_first_attack": _("next first attack"),
+        "duren_leads": _("leads"),
+        "partial_defence": _("partial defence"),
+        "hand_size": _("hand"),
+    }
+    return words.get(name, name.replace("_", " "))
+
+
+def rules_summary(rules: Rules) -> str:
+    """`Rules.summary` in the player's language: "perevodnoy · 36 · trump show"."""
+    parts = [variant_word(rules.variant), str(rules.deck)]
+    for key, value in rules.non_defaults().items():
+        if key in ("variant", "deck"):
+            continue
+        if value is True:
+            parts.append(option_word(key))
+        elif value is False:
+            parts.append(_("no {option}").format(option=option_word(key)))
+        else:
+            parts.append(f"{option_word(key)} {value}")
+    return " · ".join(parts)
