@@ -525,3 +525,16 @@ def test_key_line_keeps_help_and_quit_when_narrow() -> None:
         assert "? help" in text and "q quit" in text
     wide = "".join(t[1] for t in key_line(view, 120, cheating=True))
     assert "c challenge" in wide and "↑↓ target" in wide
+
+
+async def test_small_terminal_keeps_the_hand_and_the_status(pipe: PipeInput) -> None:
+    session = defending_state()
+    app = DurakApp(session=session, input=pipe, output=FixedOutput(rows=16, columns=60))
+    r = Running(app, None, pipe)
+    text = await r.screen()
+    lines = text.splitlines()
+    assert len(lines) == 16 and all(len(line) <= 60 for line in lines)
+    assert any("▶ You defend" in line for line in lines)
+    first = session.view.hand[0].pretty()
+    assert any(f"[{first}]" in line for line in lines)  # the selected card, in the hand row
+    await r.quit()

@@ -254,7 +254,14 @@ class DurakApp:
         # The ▶ line takes two rows when long; the hand stays where it was.
         out.append(("", "\n" if any("\n" in t[1] for t in status) else "\n\n"))
         out += table.hand(v, ui, w, ascii_only=self.ascii_only, on_click=self.click_hand)
-        return out
+        return table.fit(out, self._top_rows())
+
+    def _top_rows(self) -> int:
+        """Rows left for the table above the log: the screen minus frame, rule, log, keys and
+        the banner."""
+        rows = get_app().output.get_size().rows
+        chrome = (1 if self.ascii_only else 2) + 1 + 2 + 1 + (1 if self._banner_visible() else 0)
+        return max(1, rows - chrome)
 
     def _log_text(self) -> StyleAndTextTuples:
         s = self.session

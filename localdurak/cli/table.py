@@ -143,7 +143,7 @@ def opponents(
         out += [*line1, ("", "\n"), *line2, ("", "\n")]
         if any(view.others[s].known for s in chunk):
             # Cards everybody saw go into these hands (picked up, shown): a memory aid.
-            line3: StyleAndTextTuples = []
+            line3: StyleAndTextTuples = [("class:known", "")]
             for s in chunk:
                 line3 += _known(view.others[s].known, col, ascii_only)
             out += [*line3, ("", "\n")]
@@ -418,4 +418,45 @@ def key_line(view: PlayerView | None, width: int, cheating: bool) -> StyleAndTex
     out: StyleAndTextTuples = [("", " ")]
     for key, word, _prio in shown:
         out += [("class:key", key), ("class:keys", f" {word}  ")]
+    return out
+
+
+def lines_of(text: StyleAndTextTuples) -> list[StyleAndTextTuples]:
+    """Formatted text split into its lines (no newline fragments)."""
+    lines: list[StyleAndTextTuples] = [[]]
+    for frag in text:
+        parts = frag[1].split("\n")
+        for i, part in enumerate(parts):
+            if i:
+                lines.append([])
+            if part or (i == 0 and len(parts) == 1):
+                lines[-1].append((frag[0], part, *frag[2:]))
+    return lines
+
+
+def fit(text: StyleAndTextTuples, rows: int) -> StyleAndTextTuples:
+    """``text`` in at most ``rows`` lines: on a short screen the blank lines go first, then
+    the remembered cards under the opponents, then lines from the top — your hand and the ▶
+    line at the bottom stay."""
+    lines = lines_of(text)
+    while lines and not any(t[1] for t in lines[-1]):
+        lines.pop()
+
+    def drop(test: Callable[[StyleAndTextTuples], bool]) -> None:
+        nonlocal lines
+        for i in range(len(lines) - 1, -1, -1):
+            if len(lines) <= rows:
+                return
+            if test(lines[i]):
+                del lines[i]
+
+    drop(lambda line: not "".join(t[1] for t in line).strip())
+    drop(lambda line: bool(line) and line[0][0] == "class:known")
+    if len(lines) > rows:
+        lines = lines[len(lines) - rows :]
+    out: StyleAndTextTuples = []
+    for i, line in enumerate(lines):
+        if i:
+            out.append(("", "\n"))
+        out += line
     return out
