@@ -98,6 +98,41 @@ STYLE = Style.from_dict(
 )
 
 
+ASCII = str.maketrans(
+    {
+        "─": "-",
+        "│": "|",
+        "↑": "^",
+        "↓": "v",
+        "←": "<",
+        "→": ">",
+        "—": "-",
+        "“": '"',
+        "”": '"',
+        "«": '"',
+        "»": '"',
+        "·": "-",
+        "…": "...",
+        "▮": "#",
+        "▶": ">",
+        "█": "#",
+        "✶": "*",
+        "‹": "<",
+        "›": ">",
+        "♠": "S",
+        "♥": "H",
+        "♦": "D",
+        "♣": "C",
+        "▁": "_",
+        "╱": "/",
+        "╲": "\\",
+        "▏": "|",
+        "▕": "|",
+    }
+)
+"""``--ascii``: every symbol we draw, in plain ASCII."""
+
+
 class DurakApp:
     """The terminal client.  Start it with a `TableSession` (``localdurak play``) or with a
     `Lobby` (``localdurak``)."""
@@ -158,6 +193,16 @@ class DurakApp:
         assert self.lobby is not None
         return self.lobby.container()
 
+    def text(self, make: Callable[[], StyleAndTextTuples]) -> Callable[[], StyleAndTextTuples]:
+        """``make``, with the symbols a plain terminal may lack replaced under ``--ascii``."""
+        if not self.ascii_only:
+            return make
+
+        def plain() -> StyleAndTextTuples:
+            return [(f[0], f[1].translate(ASCII), *f[2:]) for f in make()]
+
+        return plain
+
     def width(self) -> int:
         """The usable width inside the frame."""
         columns = get_app().output.get_size().columns
@@ -166,7 +211,13 @@ class DurakApp:
     def frame(self, body: AnyContainer, title: Callable[[], str]) -> AnyContainer:
         if self.ascii_only:
             return HSplit(
-                [Window(FormattedTextControl(lambda: [("class:heading", title())]), height=1), body]
+                [
+                    Window(
+                        FormattedTextControl(self.text(lambda: [("class:heading", title())])),
+                        height=1,
+                    ),
+                    body,
+                ]
             )
         return Frame(body, title=title)
 
@@ -180,18 +231,22 @@ class DurakApp:
         self.application.invalidate()
 
     def _build_table(self) -> None:
-        top = Window(FormattedTextControl(self._top_text, focusable=True), wrap_lines=False)
+        top = Window(
+            FormattedTextControl(self.text(self._top_text), focusable=True), wrap_lines=False
+        )
         rule = "-" if self.ascii_only else "─"
         body = HSplit(
             [
                 ConditionalContainer(
-                    Window(FormattedTextControl(self._banner_text), height=1),
+                    Window(FormattedTextControl(self.text(self._banner_text)), height=1),
                     filter=Condition(self._banner_visible),
                 ),
                 top,
                 Window(char=rule, height=1, style="class:frame.border"),
-                Window(FormattedTextControl(self._log_text), height=2, wrap_lines=False),
-                Window(FormattedTextControl(self._keys_text), height=1, wrap_lines=False),
+                Window(FormattedTextControl(self.text(self._log_text)), height=2, wrap_lines=False),
+                Window(
+                    FormattedTextControl(self.text(self._keys_text)), height=1, wrap_lines=False
+                ),
             ]
         )
         self._table_container = self.frame(body, self._title)
@@ -353,7 +408,7 @@ class DurakApp:
 
     def _help_container(self) -> AnyContainer:
         return self.frame(
-            Window(FormattedTextControl(self.help_text), wrap_lines=False),
+            Window(FormattedTextControl(self.text(self.help_text)), wrap_lines=False),
             lambda: _("Help — any key closes"),
         )
 

@@ -246,14 +246,16 @@ class Lobby:
         app = self.app
         assert app is not None
         if self.screen == "host":
-            body: AnyContainer = Window(FormattedTextControl(self._host_text), wrap_lines=False)
+            body: AnyContainer = Window(
+                FormattedTextControl(app.text(self._host_text)), wrap_lines=False
+            )
             return app.frame(body, lambda: _("Host a table"))
         if self.screen in ("address", "name"):
             field = self.address if self.screen == "address" else self.name_input
-            head = Window(FormattedTextControl(self._input_text), height=3)
+            head = Window(FormattedTextControl(app.text(self._input_text)), height=3)
             app.application.layout.focus(field)
             return app.frame(HSplit([head, field, Window()]), lambda: "Local Durak")
-        body = Window(FormattedTextControl(self._lobby_text), wrap_lines=False)
+        body = Window(FormattedTextControl(app.text(self._lobby_text)), wrap_lines=False)
         return app.frame(body, lambda: "Local Durak")
 
     def _lobby_text(self) -> StyleAndTextTuples:
