@@ -538,3 +538,28 @@ async def test_small_terminal_keeps_the_hand_and_the_status(pipe: PipeInput) -> 
     first = session.view.hand[0].pretty()
     assert any(f"[{first}]" in line for line in lines)  # the selected card, in the hand row
     await r.quit()
+
+
+async def test_R_P2_duren_lead_of_several_marked_with_space(pipe: PipeInput) -> None:
+    rules = Rules(variant="duren")
+    session = _static_state(
+        rules,
+        2,
+        lambda g: (
+            g.attacker == 0
+            and not g.table
+            and any(a.do is Do.ATTACK and len(a.cards) == 2 for a in g.legal_actions(0))
+        ),
+    )
+    app = DurakApp(session=session, input=pipe, output=FixedOutput())
+    r = Running(app, None, pipe)
+    lead = next(a for a in session.view.legal if a.do is Do.ATTACK and len(a.cards) == 2)
+    hand = session.view.hand
+    for card in lead.cards:
+        pipe.send_text(keys_for_card(hand.index(card)) + " ")
+    text = await r.screen()
+    assert text.count("•") == 2  # both marked, visibly
+    pipe.send_text("\r")
+    await r.screen()
+    assert session.acted == [lead]
+    await r.quit()

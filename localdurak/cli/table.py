@@ -301,7 +301,11 @@ def hand(
             on = i == ui.selected and not ui.focus_table and not ui.challenge
             line.append((style, _boxed(card_text(card, ascii_only), on), *_handler(on_click, i)))
             num = str((i + 1) % 10) if i < 10 else ""
-            nums.append(("class:number", pad(" " + num, CELL)))
+            if card in ui.marked:
+                # Space marked it for a lead of several (visible without colour too).
+                nums.append(("class:marked-number", pad("•" + num, CELL)))
+            else:
+                nums.append(("class:number", pad(" " + num, CELL)))
         out += [*line, ("", "\n"), *nums, ("", "\n")]
     return out
 
