@@ -12,7 +12,6 @@ from typing import Any
 from localdurak.cli import i18n, settings
 from localdurak.cli.options import add_rules_options, rules_from_args
 from localdurak.game.rules import RulesError
-from localdurak.net.local import BOT_NAMES, LocalTable
 
 
 def add_client_options(parser: argparse.ArgumentParser) -> None:
@@ -74,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
     except RulesError as e:
         print(f"localdurak play: {e}", file=sys.stderr)
         return 2
+    from localdurak.net.local import BOT_NAMES
+
     name = settings.player_name(args.name)
     rng = random.Random(args.seed)
     names = [name, *BOT_NAMES[:bots]]
@@ -82,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
 
 async def _play(rules: Any, names: list[str], rng: random.Random, args: argparse.Namespace) -> int:
     from localdurak.cli.app import DurakApp
+    from localdurak.net.local import LocalTable
 
     table = LocalTable(
         rules,
