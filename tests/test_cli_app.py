@@ -563,3 +563,24 @@ async def test_R_P2_duren_lead_of_several_marked_with_space(pipe: PipeInput) -> 
     await r.screen()
     assert session.acted == [lead]
     await r.quit()
+
+
+async def test_lobby_name_and_address_forms(pipe: PipeInput) -> None:
+    from localdurak.cli import settings
+
+    lobby = Lobby("Anna", NoTables(), bot_delay=0)
+    app = DurakApp(lobby=lobby, input=pipe, output=FixedOutput())
+    r = Running(app, None, pipe)
+    await r.screen()
+    pipe.send_text("n")
+    await r.screen()
+    pipe.send_text("\x7f" * 4 + "Vera\r")
+    text = await r.screen()
+    assert lobby.name == "Vera" and "Your name: Vera" in text
+    assert settings.player_name() == "Vera"  # remembered for next time
+    pipe.send_text("a")
+    await r.screen()
+    pipe.send_text("192.168.1.20:45123\r")
+    text = await r.screen()
+    assert "Joining 192.168.1.20:45123" in text and "b to play against bots" in text
+    assert await r.quit() == 0

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -217,6 +218,7 @@ class Lobby:
         self.message = ""
         self.form = HostForm()
         self.app: DurakApp | None = None
+        self._containers: dict[str, AnyContainer] = {}
         self._task: asyncio.Task[None] | None = None
         self.address = TextArea(
             multiline=False, prompt="  HOST:PORT  ", accept_handler=self._address
@@ -243,20 +245,33 @@ class Lobby:
     # --- screens ------------------------------------------------------------------------
 
     def container(self) -> AnyContainer:
+        if not self._containers:
+            self._build()
+        return self._containers[self.screen]
+
+    def _build(self) -> None:
         app = self.app
         assert app is not None
-        if self.screen == "host":
-            body: AnyContainer = Window(
-                FormattedTextControl(app.text(self._host_text)), wrap_lines=False
-            )
-            return app.frame(body, lambda: _("Host a table"))
-        if self.screen in ("address", "name"):
-            field = self.address if self.screen == "address" else self.name_input
+        host = Window(FormattedTextControl(app.text(self._host_text)), wrap_lines=False)
+        lobby = Window(FormattedTextControl(app.text(self._lobby_text)), wrap_lines=False)
+        self._containers = {
+            "lobby": app.frame(lobby, lambda: "Local Durak"),
+            "host": app.frame(host, lambda: _("Host a table")),
+        }
+        for screen, field in (("address", self.address), ("name", self.name_input)):
             head = Window(FormattedTextControl(app.text(self._input_text)), height=3)
+            self._containers[screen] = app.frame(
+                HSplit([head, field, Window()]), lambda: "Local Durak"
+            )
+
+    def show(self, screen: str) -> None:
+        """Switch to ``screen``; a form's text field gets the keyboard."""
+        self.screen = screen
+        app = self.app
+        assert app is not None
+        field = {"address": self.address, "name": self.name_input}.get(screen)
+        if field is not None:
             app.application.layout.focus(field)
-            return app.frame(HSplit([head, field, Window()]), lambda: "Local Durak")
-        body = Window(FormattedTextControl(app.text(self._lobby_text)), wrap_lines=False)
-        return app.frame(body, lambda: "Local Durak")
 
     def _lobby_text(self) -> StyleAndTextTuples:
         app = self.app
@@ -331,7 +346,7 @@ class Lobby:
 
     def _address(self, buffer: Any) -> bool:
         text = self.address.text.strip()
-        self.screen = "lobby"
+        self.show("lobby")
         self.message = _(
             "Joining {address}: playing over the network is not in this version yet — "
             "press b to play against bots on this laptop."
@@ -343,7 +358,7 @@ class Lobby:
         if name:
             self.name = name
             settings.save(name=name)
-        self.screen = "lobby"
+        self.show("lobby")
         return False
 
     def play_offline(self, rules: Rules | None = None, seats: int = 3) -> None:
@@ -388,7 +403,7 @@ class Lobby:
         @kb.add("h", filter=lobby)
         def _host(event: KeyPressEvent) -> None:
             """Open the form to host a table."""
-            self.screen = "host"
+            self.show("host")
             self.message = ""
 
         @kb.add("b", filter=lobby)
@@ -399,13 +414,14 @@ class Lobby:
         @kb.add("a", filter=lobby)
         def _addr(event: KeyPressEvent) -> None:
             """Enter a host's address."""
-            self.screen = "address"
+            self.show("address")
 
         @kb.add("n", filter=lobby)
         def _rename(event: KeyPressEvent) -> None:
             """Change your name."""
-            self.name_input.text = self.name
-            self.screen = "name"
+            # The name to edit, with the cursor after it.
+            self.name_input.buffer.document = Document(self.name, len(self.name))
+            self.show("name")
 
         @kb.add("?", filter=lobby)
         def _help(event: KeyPressEvent) -> None:
@@ -459,7 +475,7 @@ class Lobby:
         @kb.add("escape", filter=host | typing, eager=True)
         def _back(event: KeyPressEvent) -> None:
             """Back to the lobby."""
-            self.screen = "lobby"
+            self.show("lobby")
             self.message = ""
 
         return kb
