@@ -584,3 +584,27 @@ async def test_lobby_name_and_address_forms(pipe: PipeInput) -> None:
     text = await r.screen()
     assert "Joining 192.168.1.20:45123" in text and "b to play against bots" in text
     assert await r.quit() == 0
+
+
+async def test_click_a_table_card_to_cover_it(static: Running) -> None:
+    session = static.app.session
+    assert isinstance(session, StaticSession)
+    v = session.view
+    cover = next(a for a in v.legal if a.do is Do.COVER)
+    assert cover.card is not None and cover.on is not None
+    static.app.click_hand(v.hand.index(cover.card))  # select
+    on = [c for pair in v.table for c in pair if c is not None]
+    static.app.click_table(on.index(cover.on))
+    await static.screen()
+    assert session.acted == [cover]
+
+
+async def test_help_from_the_lobby_and_back(pipe: PipeInput) -> None:
+    app = DurakApp(lobby=Lobby("Anna", NoTables()), input=pipe, output=FixedOutput())
+    r = Running(app, None, pipe)
+    await r.screen()
+    pipe.send_text("?")
+    assert "Glossary" in await r.screen()
+    pipe.send_text(" ")
+    assert "Tables on this network" in await r.screen()
+    assert await r.quit() == 0
