@@ -387,3 +387,23 @@ def test_R_S4_does_not_challenge_a_legal_cover() -> None:
     g.apply(Action.cover(1, C("7H"), C("6H")))
     a = watcher.choose(g.view(2))
     assert a is None or a.do is not Do.CHALLENGE
+
+
+def test_R_B3_first_word_waits_for_the_main_attackers_done_before_throwing_in() -> None:
+    g = pos(
+        ["7H 8C 9S TS KD AS", "6H 8H 8S 9H TH JH", "7D 6S 9D TD JD QD"],
+        0,
+        throw_in_order="first_word",
+    )
+    g.apply(Action.attack(0, C("7H")))
+    g.apply(Action.cover(1, C("8H"), C("7H")))
+    assert answer(g, 2) is None  # 7♦ fits, but only after seat 0's Done
+    g.apply(Action.pass_(0))
+    assert answer(g, 2) == Action.attack(2, C("7D"))
+
+
+def test_a_spectator_or_a_seat_that_is_out_does_nothing() -> None:
+    g = position(["6S 7S", "", "8S 9S"], 0, "C", "", out=(1,))
+    bot = NormalBot(random.Random(0))
+    assert bot.choose(g.view(None)) is None
+    assert bot.choose(g.view(1)) is None

@@ -21,22 +21,24 @@ from dataclasses import dataclass, field
 from typing import Final, Protocol, TypeVar
 
 from localdurak.game.actions import Action, Do, GameResult
-from localdurak.game.cards import Card, cards_of, deck_mask, lowest_rank
+from localdurak.game.cards import CARDS, Card, cards_of, deck_mask, lowest_rank
+from localdurak.game.endgame import LOSS, Solver
 from localdurak.game.engine import Game
-from localdurak.game.rules import Variant
+from localdurak.game.rules import ThrowInOrder, Tie, Variant
 from localdurak.game.view import PlayerView
 
 T = TypeVar("T")
 
 
 class Rng(Protocol):
-    """The part of ``random.Random`` a bot uses."""
+    """The part of ``random.Random`` a bot uses (positional parameters, so that
+    ``random.Random`` matches it as it is: its own names differ)."""
 
     def random(self) -> float: ...
 
-    def randrange(self, stop: int) -> int: ...
+    def randrange(self, stop: int, /) -> int: ...
 
-    def choice(self, seq: Sequence[T]) -> T: ...
+    def choice(self, seq: Sequence[T], /) -> T: ...
 
 
 class Bot(Protocol):
@@ -159,6 +161,10 @@ class _Memory:
     challenged_by: set[int] = field(default_factory=set)
     """Seats seen challenging (they are watching: do not cheat against them)."""
     marked: tuple[int, ...] = ()
+    solver: Solver | None = None
+    """The endgame solver of this game (its memo carries over between calls)."""
+    solved: int | None = None
+    """The value the last search found (WIN, DRAW, LOSS), None if it ran out of budget."""
     idle_bouts: int = 0
     """Bouts in a row that sent nothing to the discard pile and drew nothing (a cycle?)."""
 
@@ -186,6 +192,20 @@ class NormalBot:
     TK_TABLE = 0.8
     TK_LATE = 4.0
     LATE = 6
+    SEARCH_NODES = 600
+    # The dearest plain card (its rank in the deck, 0 the lowest) thrown in, by stage.
+    TH_EARLY = 4
+    TH_MID = 6
+    TH_LATE = 8
+    TH_TAKE = 6
+    TH_TAKE_LATE = 9
+    TH_MULTI = 3
+    # Dureń: leads shed cards below this share of the ranks; a bonus per card led; the
+    # price of covering it accepts before it takes.
+    DU_PIVOT = 0.55
+    DU_LEN = 0.3
+    DU_COVER = 4.0
+    DU_COVER_PER = 2.0
     STUCK = 12
 
     def __init__(self, rng: Rng) -> None:
@@ -320,6 +340,9 @@ class NormalBot:
                 return self.rng.choice(acts)
         if v.rules.variant is Variant.DUREN:
             return self._duren(v)
+        solved = self._solve(v)
+        if solved is not None:
+            return None if solved is _WAIT else solved
         if seat == v.defender:
             return self._defend(v)
         if not v.table:
@@ -402,6 +425,19 @@ class NormalBot:
             return None
         if not throws and not can_pass:
             return None
+        if (
+            not throws
+            and v.rules.throw_in_order is ThrowInOrder.FIRST_WORD
+            and v.seat != v.attacker
+            and v.attacker not in v.passed
+            and v.attacker is not None
+            and v.count(v.attacker)
+        ):
+            # R-B3 first_word: throw-ins open once the main attacker has said Done; a pass
+            # now would last past it, so wait if there is a card to add then.
+            ranks = {a % 13 for a, _ in v.table} | {c % 13 for _, c in v.table if c is not None}
+            if any(c % 13 in ranks for c in v.hand):
+                return None
         endgame = v.stock_count == 0
         stage = v.stock_count
         best: Action | None = None
@@ -409,13 +445,16 @@ class NormalBot:
         for c in throws:
             val = self._val(v, c)
             trump = c // 13 == v.trump
+            more = self.TH_MULTI if v.seats - len(v.out) > 2 else 0
             if endgame:
                 ok = not trump or len(v.hand) <= 2
             elif taking:
-                ok = not trump and val <= self._nranks - 3 - (0 if stage > 6 else -3)
+                ok = not trump and val <= (self.TH_TAKE if stage > 6 else self.TH_TAKE_LATE) + more
             else:
-                limit = 4 if stage > 12 else (6 if stage > 4 else 8)
-                ok = not trump and val <= limit
+                limit = self.TH_MID if stage > 4 else self.TH_LATE
+                if stage > 12:
+                    limit = self.TH_EARLY
+                ok = not trump and val <= limit + more
             if ok and val < best_val:
                 best, best_val = Action.attack(v.seat, c), val
         if best is None and v.rules.cheating and d is not None and self._may_cheat(v):
@@ -443,7 +482,9 @@ class NormalBot:
 
     # --- defending ----------------------------------------------------------------------
 
-    def _cover_plan(self, v: PlayerView, hand: Sequence[Card]) -> list[tuple[Card, Card]] | None:
+    def _cover_plan(
+        self, v: PlayerView, hand: Sequence[Card], attacks: Sequence[Card] | None = None
+    ) -> list[tuple[Card, Card]] | None:
         """The cheapest way to cover every uncovered attack card, or None if impossible.
 
         Attack cards in descending strength, each with the cheapest card of its own suit
@@ -451,9 +492,9 @@ class NormalBot:
         trump, jap = v.trump, v.rules.japanese
         free = sorted(hand, key=lambda c: self._val(v, c))
         plan: list[tuple[Card, Card]] = []
-        attacks = sorted(v.uncovered, key=lambda c: -self._val(v, c))
+        todo = sorted(v.uncovered if attacks is None else attacks, key=lambda c: -self._val(v, c))
         later: list[Card] = []
-        for a in attacks:
+        for a in todo:
             pick = next((c for c in free if c // 13 == a // 13 and beats(c, a, trump, jap)), None)
             if pick is None:
                 later.append(a)
@@ -540,6 +581,73 @@ class NormalBot:
 
     # --- the endgame ------------------------------------------------------------------
 
+    def _solve(self, v: PlayerView) -> Action | None:
+        """Two players, the stock empty, every card placed: search the rest of the game
+        (endgame.py).  None when the search does not apply, runs out of budget or finds
+        only losses (the heuristics then make the win hardest for the opponent)."""
+        seat = v.seat
+        rules = v.rules
+        if (
+            seat is None
+            or v.stock_count
+            or rules.variant is Variant.DUREN
+            or rules.cheating
+            or v.seats - len(v.out) != 2
+            or self.mem.unseen_discards
+            or v.attacker is None
+            or v.defender is None
+        ):
+            return None
+        opp = v.defender if seat == v.attacker else v.attacker
+        if seat not in (v.attacker, v.defender) or v.teams[opp] == v.teams[seat]:
+            return None
+        ov = v.others[opp]
+        pool = self._unknown_pool(v)
+        if pool.bit_count() != ov.count - len(ov.known):
+            return None  # some card is not placed
+        mine = _mask(v.hand)
+        theirs = _mask(ov.known) | pool
+        unc = _mask(v.uncovered)
+        table = _table_mask(v)
+        taking = v.phase == "taking"
+        attacker = seat == v.attacker
+        if unc and not taking:
+            if attacker:
+                return _WAIT  # the defender answers first
+            mover_attacks = False
+        elif attacker:
+            mover_attacks = True
+        else:
+            return _WAIT
+        if self.mem.solver is None:
+            self.mem.solver = Solver(
+                trump=v.trump,
+                japanese=rules.japanese,
+                first_bout_five=rules.first_bout_five,
+                last_defender_loses=rules.tie is Tie.LAST_DEFENDER_LOSES,
+                transfers=rules.transfers,
+                budget=self.SEARCH_NODES,
+            )
+        a, d = (mine, theirs) if attacker else (theirs, mine)
+        found = self.mem.solver.best(
+            a, d, unc, table, len(v.table), taking, v.defended, mover_attacks
+        )
+        self.mem.solved = None if found is None else found[0]
+        if found is None or found[0] == LOSS:
+            return None
+        kind, card, on = found[1]
+        if kind in ("open", "throw"):
+            act = Action.attack(seat, CARDS[card])
+        elif kind == "cover":
+            act = Action.cover(seat, CARDS[card], CARDS[on])
+        elif kind == "take":
+            act = Action.take(seat)
+        elif kind == "transfer":
+            act = Action.transfer(seat, CARDS[card])
+        else:
+            act = Action.pass_(seat)
+        return act if act in v.legal else None
+
     def _known_or_possible(self, v: PlayerView, seat: int) -> int:
         """The cards ``seat`` may hold: his known cards, plus the unknown pool if he holds
         more than those."""
@@ -562,7 +670,7 @@ class NormalBot:
         leads = [a for a in v.legal if a.do is Do.ATTACK]
         if not leads:
             return None
-        pivot = self._nranks * 0.55
+        pivot = self._nranks * self.DU_PIVOT
 
         def score(a: Action) -> float:
             # Shed as many low cards as possible; a trump or a high card in a lead is waste.
@@ -570,7 +678,7 @@ class NormalBot:
             for c in a.cards:
                 val = self._val(v, c)
                 s += (pivot - val) if c // 13 != v.trump else -(val - self._nranks + 6)
-            return s + 0.3 * len(a.cards)
+            return s + self.DU_LEN * len(a.cards)
 
         return max(leads, key=lambda a: (score(a), -len(a.cards)))
 
@@ -581,7 +689,7 @@ class NormalBot:
         plan = self._cover_plan(v, v.hand)
         if plan is not None:
             cost = self._plan_cost(v, plan)
-            if v.stock_count == 0 or cost <= 4 + 2 * len(v.table):
+            if v.stock_count == 0 or cost <= self.DU_COVER + self.DU_COVER_PER * len(v.table):
                 cover, on = max(plan, key=lambda p: self._val(v, p[1]))
                 return Action.cover(v.seat, cover, on)
         if v.rules.partial_defence:
@@ -604,6 +712,10 @@ def make_bot(level: str, rng: Rng) -> Bot:
 
 
 # --- running a game between bots ------------------------------------------------------
+
+
+_WAIT: Final = Action(-1, Do.PASS)
+"""The solver's answer "not my moment" (distinct from None, "no answer")."""
 
 
 class BotStall(ValueError):
