@@ -112,8 +112,8 @@ def finished_state(seed: int = 92) -> StaticSession:
     """A finished 3-player game (normal bots): Boris is the durak, with one pogon."""
     rules = Rules()
     game = dealt(rules, 3, seed)
-    bots = [make_bot("normal", random.Random(seed * 10 + i)) for i in range(3)]  # type: ignore[arg-type]
-    play_game(game, bots, random.Random(seed))  # type: ignore[arg-type]
+    bots = [make_bot("normal", random.Random(seed * 10 + i)) for i in range(3)]
+    play_game(game, bots, random.Random(seed))
     assert game.result is not None and game.result.durak == (1,) and game.result.pogony == 1
     return StaticSession(
         game,

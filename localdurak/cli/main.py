@@ -13,7 +13,13 @@ import sys
 from collections.abc import Callable, Sequence
 
 # Modules that provide subcommands, in the order `--help` lists them.
-COMMAND_MODULES: tuple[str, ...] = ("play", "tables", "rules")
+COMMAND_MODULES: tuple[str, ...] = (
+    "play",
+    "tables",
+    "replay",
+    "audit",
+    "rules",
+)
 
 
 def build_parser(only: Sequence[str] | None = None) -> argparse.ArgumentParser:

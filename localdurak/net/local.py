@@ -14,10 +14,9 @@ import contextlib
 import copy
 import random
 from collections.abc import Callable, Sequence
-from typing import cast
 
 from localdurak.game.actions import Action, Do, GameResult, IllegalAction
-from localdurak.game.bots import Bot, Rng, make_bot
+from localdurak.game.bots import Bot, make_bot
 from localdurak.game.cards import deck_cards
 from localdurak.game.engine import Game
 from localdurak.game.rules import Rules
@@ -63,8 +62,7 @@ class LocalTable:
         self.challenge_window = challenge_window
         self._table_name = table_name
         self._bots: dict[int, Bot] = {
-            # cast: bots.Rng names randrange's parameter "stop", random.Random "start".
-            s: make_bot(bot_level, cast(Rng, random.Random(rng.getrandbits(64))))
+            s: make_bot(bot_level, random.Random(rng.getrandbits(64)))
             for s in range(len(names))
             if s != seat
         }

@@ -1,0 +1,55 @@
+"""`localdurak audit RECORD`: audit a finished game's card-privacy transcript (cli.md).
+
+Exit 0 printing "clean"; exit 1 naming each seat that broke the protocol and how; exit 2 when
+the file is not a game record with a card-privacy transcript (the reason on standard error).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from ..protocol.privacy_audit import NotARecord, audit
+
+RECORD_FORMAT = "localdurak-record/1"
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "audit",
+        help="audit a finished game's card-privacy transcript",
+        description="Check a game record's card-privacy transcript: every proof, every "
+        "shuffle and every claim, with the keys revealed at the end.",
+    )
+    p.add_argument("record", metavar="RECORD", help="a game record (JSON), as the host writes it")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        with open(args.record, encoding="utf-8") as f:
+            record = json.load(f)
+    except OSError as e:
+        print(f"localdurak audit: cannot read {args.record}: {e.strerror}", file=sys.stderr)
+        return 2
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        print(f"localdurak audit: {args.record} is not JSON: {e}", file=sys.stderr)
+        return 2
+    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
+        print(
+            f"localdurak audit: {args.record} is not a {RECORD_FORMAT} game record", file=sys.stderr
+        )
+        return 2
+    try:
+        report = audit(record)
+    except NotARecord as e:
+        print(f"localdurak audit: {args.record}: {e}", file=sys.stderr)
+        return 2
+    if report.clean:
+        print("clean")
+        return 0
+    for fault in report.faults:
+        print(fault)
+    return 1

@@ -1,0 +1,1036 @@
+"""The card-privacy protocol, one sans-I/O state machine per role (docs/privacy.md).
+
+* `Transcript` — the public state every role keeps: the accepted messages, the shuffle stages,
+  every chunk's strip stages, plays, claims.  ``accept(msg)`` checks a message against it (the
+  schedule, the proofs) and raises `RemoteProtocolError` naming the seat at fault.  The audit
+  replays a game record's log into a fresh one.
+* `Player` — one seat.  Holds the seat's key; ``receive(msg)`` returns the messages to send
+  (to the host); ``next_event()`` gives what the application must know (its hand, the trump,
+  the first attacker, cards played).
+* `Host` — sequences and relays: ``receive(sender, msg)`` returns ``(seat, msg)`` pairs to
+  deliver; it verifies every proof (at once, or in ``verify_pending`` beside the relaying) and
+  records refused messages.  It holds no secret: the host's own seat is a `Player` like the
+  others.
+
+Messages come in only through ``receive``; nothing here reads a clock, a socket or a random
+source it was not given.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..game.cards import CARDS, Card, Suit, deck_cards
+from .cardpoints import CARD_POINTS
+from .group import GROUP, InvalidPoint, InvalidScalar, Point, RandomBytes, Scalar
+from .privacy_messages import (
+    Act,
+    Answer,
+    Commit,
+    KeyReveal,
+    Message,
+    Nonce,
+    Play,
+    Refill,
+    Return,
+    Shuffle,
+    Strip,
+    canonical,
+)
+from .privacy_record import transcript_to_dict
+from .proofs import (
+    Context,
+    batch_dleq_prove,
+    batch_dleq_verify,
+    dleq_prove,
+    dleq_verify,
+    schnorr_prove,
+    schnorr_verify,
+)
+from .schedule import JAPANESE_TRUMP, PUBLIC, Chunk, Schedule, ScheduleError, Setup
+
+NONCE_BYTES = 32
+_GAME_ID = b"localdurak/game-id/v1"
+
+
+class ProtocolError(ValueError):
+    """Base of the protocol's errors."""
+
+
+class LocalProtocolError(ProtocolError):
+    """We asked for something the protocol does not allow now (our own mistake)."""
+
+
+class RemoteProtocolError(ProtocolError):
+    """A peer broke the protocol.  ``seat`` is the seat at fault, None when the fault cannot be
+    pinned on one seat before the keys are revealed (the audit then names it)."""
+
+    def __init__(self, seat: int | None, reason: str) -> None:
+        self.seat = seat
+        self.reason = reason
+        self.recorded = False
+        """Set by the host once the refusal is in its transcript."""
+        who = f"seat {seat}" if seat is not None else "someone (the audit will tell who)"
+        super().__init__(f"{who}: {reason}")
+
+
+# --- events for the application -----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GameStarted:
+    game_id: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class HandDealt:
+    """This seat's cards of one batch (the deal, or a refill), decoded."""
+
+    batch: int
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CardTurned:
+    """A card everybody sees: the trump card (R-D2, ``holder`` None until drawn) or the dealer's
+    last card (R-D3, ``holder`` the dealer)."""
+
+    card: Card
+    holder: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class TrumpCardDrawn:
+    """The face-up trump card was drawn (last, R-B12) by ``seat``."""
+
+    seat: int
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class FirstAttacker:
+    """R-F1: the seat that attacks first, and the lowest trump it showed (None: nobody holds a
+    trump, or the trump came from R-D3)."""
+
+    seat: int
+    card: Card | None
+
+
+@dataclass(frozen=True, slots=True)
+class CardPlayed:
+    seat: int
+    card: Card
+    shown: bool
+    action: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Acted:
+    seat: int
+    action: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class KeysRevealed:
+    pass
+
+
+Event = (
+    GameStarted
+    | HandDealt
+    | CardTurned
+    | TrumpCardDrawn
+    | FirstAttacker
+    | CardPlayed
+    | Acted
+    | KeysRevealed
+)
+
+_CARD_OF_POINT: dict[bytes, Card] = {p: CARDS[i] for i, p in enumerate(CARD_POINTS)}
+
+
+def _strip_step(chunk: Chunk) -> str:
+    return f"strip/{chunk.batch}/{chunk.owner}"
+
+
+def _signed(index: int, action: Mapping[str, Any]) -> bytes:
+    return canonical({"index": index, "action": dict(action)})
+
+
+# --- the public state -----------------------------------------------------------------------
+
+
+class Transcript:
+    """The public state of one game under card privacy, built from accepted messages."""
+
+    def __init__(self, setup: Setup) -> None:
+        self.setup = setup
+        n = setup.seats
+        self.schedule = Schedule(setup)
+        self.deck = deck_cards(setup.deck_size)
+        self.deck_points: tuple[Point, ...] = tuple(CARD_POINTS[c] for c in self.deck)
+        self._in_deck = {CARD_POINTS[c]: c for c in self.deck}
+        self.nonces: list[bytes | None] = [None] * n
+        self.game_id: bytes | None = None
+        self.keys: list[Point | None] = [None] * n
+        self.decks: list[tuple[Point, ...]] = []
+        self.stages: dict[tuple[int, int], list[tuple[Point, ...]]] = {}
+        self.proofs: dict[tuple[int, int], list[bytes]] = {}
+        self.verified: set[tuple[tuple[int, int], int]] = set()
+        self.public: dict[int, Card] = {}
+        """Positions everybody has seen decoded: the turned card (R-D2/R-D3)."""
+        self.trump_suit: Suit | None = JAPANESE_TRUMP if setup.japanese else None
+        self.turned: Card | None = None
+        self.first_attacker: FirstAttacker | None = None
+        self.rf1_plan: list[int] = []
+        self.rf1_fallback: FirstAttacker | None = None
+        self.rf1_step = 0
+        self.answers: dict[int, Answer] = {}
+        self.claims: list[Answer] = []
+        self.played_positions: set[int] = set()
+        """Dealt positions whose card has been played (each at most once)."""
+        self.on_table: list[Card] = []
+        """Cards played since the last bout ended."""
+        self.discarded: set[Card] = set()
+        self.taken: dict[Card, int] = {}
+        """Cards a defender took (R-B8): public, in that seat's hand, played again by name."""
+        self.shown_cards: set[Card] = set()
+        self.last_index = [-1] * n
+        self.revealed: list[Scalar | None] = [None] * n
+        self.log: list[Message] = []
+        self.audit_keys: dict[int, Scalar] = {}
+        """The audit only: inverses of revealed keys, to check layer removals directly."""
+        if setup.japanese:
+            self._plan_rf1()  # R-D4: diamonds are trump from the start
+
+    # --- queries ------------------------------------------------------------------------
+
+    @property
+    def n(self) -> int:
+        return self.setup.seats
+
+    @property
+    def final_deck(self) -> tuple[Point, ...] | None:
+        return self.decks[-1] if len(self.decks) == self.n else None
+
+    def all_committed(self) -> bool:
+        return all(k is not None for k in self.keys)
+
+    def key_of(self, seat: int) -> Point:
+        y = self.keys[seat]
+        if y is None:
+            raise LocalProtocolError(f"seat {seat} has not committed yet")
+        return y
+
+    def done_strips(self, chunk: Chunk) -> int:
+        return len(self.stages[chunk.key]) - 1
+
+    def complete(self, chunk: Chunk) -> bool:
+        return chunk.key in self.stages and self.done_strips(chunk) == len(chunk.route)
+
+    def final_values(self, chunk: Chunk) -> tuple[Point, ...]:
+        return self.stages[chunk.key][-1]
+
+    def card_of(self, point: Point) -> Card | None:
+        return self._in_deck.get(point)
+
+    def ctx(
+        self, seat: int, step: str, positions: tuple[int, ...] = (), extra: bytes = b""
+    ) -> Context:
+        if self.game_id is None:
+            raise LocalProtocolError("no game id yet")
+        return Context(self.game_id, seat, step, positions, extra)
+
+    # --- accepting messages -------------------------------------------------------------
+
+    def accept(self, msg: Message, *, verify: bool = True) -> Chunk | None:
+        """Check ``msg`` against the game so far and record it.  Returns the chunk a Strip
+        advanced.  ``verify`` False skips proofs (a seat's own messages)."""
+        if not 0 <= msg.seat < self.n:
+            raise RemoteProtocolError(None, f"a message from seat {msg.seat}, not at the table")
+        chunk: Chunk | None = None
+        try:
+            if isinstance(msg, Nonce):
+                self._nonce(msg)
+            elif isinstance(msg, Commit):
+                self._commit(msg, verify)
+            elif isinstance(msg, Shuffle):
+                self._shuffle(msg)
+            elif isinstance(msg, Refill):
+                self._refill(msg)
+            elif isinstance(msg, Return):
+                self._return(msg)
+            elif isinstance(msg, Strip):
+                chunk = self._strip(msg)
+            elif isinstance(msg, Answer):
+                self._answer(msg, verify)
+            elif isinstance(msg, Play):
+                self._play(msg, verify)
+            elif isinstance(msg, Act):
+                self._act(msg, verify)
+            elif isinstance(msg, KeyReveal):
+                self._key(msg)
+            else:  # pragma: no cover - the Message union is closed
+                raise RemoteProtocolError(None, "not a card-privacy message")
+        except (InvalidPoint, InvalidScalar) as e:
+            raise RemoteProtocolError(msg.seat, f"{msg.KIND}: {e}") from None
+        self.log.append(msg)
+        return chunk
+
+    def _nonce(self, msg: Nonce) -> None:
+        if self.nonces[msg.seat] is not None:
+            raise RemoteProtocolError(msg.seat, "sent a second nonce")
+        if len(msg.nonce) != NONCE_BYTES:
+            raise RemoteProtocolError(msg.seat, f"a nonce is {NONCE_BYTES} bytes")
+        self.nonces[msg.seat] = msg.nonce
+        if all(x is not None for x in self.nonces):
+            # Step 0: game id = H(setup (seats, dealer, rules), every nonce in seat order).
+            self.game_id = GROUP.scalar_from_hash(
+                _GAME_ID, self.setup.digest(), *(x for x in self.nonces if x is not None)
+            )
+
+    def _commit(self, msg: Commit, verify: bool) -> None:
+        if self.game_id is None:
+            raise RemoteProtocolError(msg.seat, "committed before every nonce was in")
+        if self.keys[msg.seat] is not None:
+            raise RemoteProtocolError(msg.seat, "committed twice")
+        y = GROUP.check(msg.key, "the committed key")
+        if verify and not schnorr_verify(y, msg.proof, self.ctx(msg.seat, "commit")):
+            raise RemoteProtocolError(msg.seat, "the proof of knowledge of its key is wrong")
+        self.keys[msg.seat] = y
+
+    def _shuffle(self, msg: Shuffle) -> None:
+        j = len(self.decks)
+        if not self.all_committed():
+            raise RemoteProtocolError(msg.seat, "shuffled before every key was committed")
+        if msg.seat != j:
+            raise RemoteProtocolError(msg.seat, f"shuffled out of turn (seat {j} shuffles now)")
+        if len(msg.deck) != self.setup.deck_size:
+            raise RemoteProtocolError(
+                msg.seat, f"its shuffled deck has {len(msg.deck)} cards, not {self.setup.deck_size}"
+            )
+        if len(set(msg.deck)) != len(msg.deck):
+            raise RemoteProtocolError(msg.seat, "its shuffled deck holds a card twice")
+        if any(len(p) != 32 for p in msg.deck):
+            raise RemoteProtocolError(msg.seat, "its shuffled deck holds something not a point")
+        # Validity of each point: checked by the next multiplication (noclamp refuses anything
+        # outside the prime-order group), and by the host explicitly (Host._check_deck).
+        self.decks.append(msg.deck)
+        if j == self.n - 1:
+            self._open_batch(0)
+
+    def _open_batch(self, batch: int) -> None:
+        deck = self.final_deck
+        assert deck is not None
+        for chunk in self.schedule.batches[batch]:
+            self.stages[chunk.key] = [tuple(deck[p] for p in chunk.positions)]
+            self.proofs[chunk.key] = []
+
+    def _refill(self, msg: Refill) -> None:
+        if self.final_deck is None:
+            raise RemoteProtocolError(msg.seat, "a refill before the deal")
+        if msg.batch != len(self.schedule.batches):
+            raise RemoteProtocolError(msg.seat, f"refill batch {msg.batch} is out of order")
+        if not -1 <= msg.taker < self.n:
+            raise RemoteProtocolError(msg.seat, f"seat {msg.taker} cannot take")
+        taken = set(msg.taken)
+        if not taken <= set(self.on_table) or (msg.taker < 0 and taken):
+            raise RemoteProtocolError(msg.seat, "a refill takes cards that are not on the table")
+        try:
+            self.schedule.refill(msg.seats)
+        except ScheduleError as e:
+            raise RemoteProtocolError(msg.seat, str(e)) from None
+        # The bout is over: the table goes to the taker (R-B8; R-P5: only the uncovered cards)
+        # and the rest to the discard (R-B10a).
+        for card in self.on_table:
+            if card in taken:
+                self.taken[card] = msg.taker
+            else:
+                self.discarded.add(card)
+        self.on_table = []
+        self._open_batch(msg.batch)
+
+    def _return(self, msg: Return) -> None:
+        """R-S3: cards go back from the table to the hands they came from, public there."""
+        if len(msg.cards) != len(msg.owners) or not set(msg.cards) <= set(self.on_table):
+            raise RemoteProtocolError(msg.seat, "returns cards that are not on the table")
+        if not all(0 <= o < self.n for o in msg.owners):
+            raise RemoteProtocolError(msg.seat, "returns a card to a seat not at the table")
+        for card, owner in zip(msg.cards, msg.owners, strict=True):
+            self.on_table.remove(CARDS[card])
+            self.taken[CARDS[card]] = owner
+
+    def _strip(self, msg: Strip) -> Chunk:
+        chunk = self.schedule.chunk(msg.batch, msg.owner)
+        if chunk is None or chunk.key not in self.stages or chunk.positions != msg.positions:
+            raise RemoteProtocolError(
+                msg.seat,
+                f"a layer removal for positions {list(msg.positions)} that the schedule does "
+                "not name (refused: no decryption oracle)",
+            )
+        d = self.done_strips(chunk)
+        if d >= len(chunk.route) or chunk.route[d] != msg.seat:
+            raise RemoteProtocolError(msg.seat, "removed a layer out of turn")
+        if len(msg.outputs) != len(chunk.positions) or any(len(p) != 32 for p in msg.outputs):
+            raise RemoteProtocolError(msg.seat, "a layer removal of the wrong size")
+        self.stages[chunk.key].append(msg.outputs)
+        self.proofs[chunk.key].append(msg.proof)
+        return chunk
+
+    def mark_verified(self, chunk: Chunk, d: int) -> None:
+        self.verified.add((chunk.key, d))
+
+    def verify_stage(self, chunk: Chunk, d: int) -> None:
+        """Check strip number ``d`` of ``chunk`` (its proof against the stage before it)."""
+        if (chunk.key, d) in self.verified:
+            return
+        seat = chunk.route[d]
+        stages = self.stages[chunk.key]
+        kinv = self.audit_keys.get(seat)
+        if kinv is not None:
+            # The audit knows the key: check the removal itself (cheaper than the proof).
+            try:
+                ok = all(GROUP.mul(kinv, x) == y for x, y in zip(*stages[d : d + 2], strict=True))
+            except InvalidPoint:
+                ok = False
+        else:
+            ok = batch_dleq_verify(
+                self.key_of(seat),
+                stages[d + 1],
+                stages[d],
+                self.proofs[chunk.key][d],
+                self.ctx(seat, _strip_step(chunk), chunk.positions),
+            )
+        if not ok:
+            raise RemoteProtocolError(
+                seat, f"its layer removal for positions {list(chunk.positions)} has a wrong proof"
+            )
+        self.verified.add((chunk.key, d))
+
+    def verify_chain(self, chunk: Chunk, upto: int | None = None) -> None:
+        """Check the first ``upto`` strips of ``chunk`` (all done so far by default)."""
+        for d in range(self.done_strips(chunk) if upto is None else upto):
+            self.verify_stage(chunk, d)
+
+    def decode_public(self, chunk: Chunk) -> None:
+        """A complete public chunk: its values are card points, everybody reads them."""
+        self.verify_chain(chunk)
+        for p, point in zip(chunk.positions, self.final_values(chunk), strict=True):
+            card = self.card_of(point)
+            if card is None or card in self.public.values():
+                raise RemoteProtocolError(
+                    None, f"the turned card (position {p}) is not a card: a shuffle was dishonest"
+                )
+            self.public[p] = card
+            if p == self.setup.turned_position and chunk.batch == 0:
+                self.turned = card
+                if self.trump_suit is None:
+                    self.trump_suit = card.suit
+        self._plan_rf1()
+
+    # --- R-F1 ---------------------------------------------------------------------------
+
+    def _plan_rf1(self) -> None:
+        """Which trump ranks to ask about, in order, and who attacks if nobody shows one."""
+        s = self.setup
+        if self.trump_suit is None or self.rf1_fallback is not None:
+            return
+        left = (s.dealer + 1) % s.seats
+        fallback = FirstAttacker(left, None)  # R-F1 (chosen): nobody holds a trump
+        plan: list[int] = []
+        for rank in s.trump_ranks():
+            card = Card.of(rank, self.trump_suit)
+            if card == self.turned:
+                if s.trump_in_stock:
+                    continue  # R-D2: under the stock, in nobody's hand
+                fallback = FirstAttacker(s.dealer, None)  # R-D3: shown, in the dealer's hand
+                break
+            plan.append(rank)
+        self.rf1_plan = plan
+        self.rf1_fallback = fallback
+        if s.lowest_trump and not plan:
+            self.first_attacker = fallback
+
+    def rf1_rank(self) -> int | None:
+        """The trump rank being asked about now, None when R-F1 is settled or not started."""
+        if (
+            not self.setup.lowest_trump
+            or self.first_attacker is not None
+            or self.rf1_fallback is None
+            or self.rf1_step >= len(self.rf1_plan)
+        ):
+            return None
+        return self.rf1_plan[self.rf1_step]
+
+    def position_value(self, position: int) -> tuple[Chunk, Point]:
+        """The position's value with only its holder's layer left (verified chain)."""
+        chunk = self.schedule.chunk_of(position)
+        if chunk is None or chunk.owner == PUBLIC or not self.complete(chunk):
+            raise LocalProtocolError(f"position {position} is not dealt to a hand yet")
+        self.verify_chain(chunk)
+        return chunk, self.final_values(chunk)[chunk.positions.index(position)]
+
+    def ensure_public(self) -> None:
+        """Read the deal's public chunk if it is complete and not read yet (the host may
+        verify it later than the players)."""
+        for chunk in self.schedule.batches[0]:
+            if (
+                chunk.owner == PUBLIC
+                and self.complete(chunk)
+                and chunk.positions[0] not in self.public
+            ):
+                self.decode_public(chunk)
+
+    def _answer(self, msg: Answer, verify: bool) -> None:
+        self.ensure_public()
+        rank = self.rf1_rank()
+        if rank is None or msg.rank != rank:
+            raise RemoteProtocolError(msg.seat, f"an R-F1 answer about rank {msg.rank} out of turn")
+        if msg.seat in self.answers:
+            raise RemoteProtocolError(msg.seat, "answered twice")
+        assert self.trump_suit is not None
+        card = Card.of(rank, self.trump_suit)
+        if msg.position < 0:
+            ok = not verify or schnorr_verify(
+                self.key_of(msg.seat), msg.proof, self.ctx(msg.seat, f"not-me/{rank}")
+            )
+            if not ok:
+                raise RemoteProtocolError(msg.seat, "its 'not me' claim is not signed by its key")
+        else:
+            if msg.card != card:
+                raise RemoteProtocolError(msg.seat, f"showed {CARDS[msg.card % 52]} for {card}")
+            self._check_holding(
+                msg.seat, msg.position, card, f"show-lowest/{rank}", b"", msg.proof, verify
+            )
+        self.answers[msg.seat] = msg
+        if len(self.answers) == self.n:
+            shows = [a for a in self.answers.values() if a.position >= 0]
+            self.claims.extend(a for a in self.answers.values() if a.position < 0)
+            self.answers = {}
+            if shows:
+                self.first_attacker = FirstAttacker(shows[0].seat, card)
+            else:
+                self.rf1_step += 1
+                if self.rf1_step >= len(self.rf1_plan):
+                    self.first_attacker = self.rf1_fallback
+
+    # --- play and show ------------------------------------------------------------------
+
+    def _check_holding(
+        self,
+        seat: int,
+        position: int,
+        card: Card,
+        step: str,
+        extra: bytes,
+        proof: bytes,
+        verify: bool,
+    ) -> None:
+        """That ``seat`` holds ``card`` at ``position`` (step 5): dealt to it, not played.
+        Position -1: a card the seat took from the table, public since (the proof signs)."""
+        if card not in self.deck:
+            raise RemoteProtocolError(seat, f"{card} is not in this deck")
+        if position == -1:
+            if self.taken.get(card) != seat:
+                raise RemoteProtocolError(seat, f"played {card}, which it did not take")
+            ok = not verify or schnorr_verify(
+                self.key_of(seat), proof, self.ctx(seat, step, (), extra)
+            )
+            if not ok:
+                raise RemoteProtocolError(seat, f"its play of {card} is not signed by its key")
+            return
+        if self.schedule.holder.get(position) != seat:
+            raise RemoteProtocolError(
+                seat, f"played {card} from position {position}, which was not dealt to it"
+            )
+        if card in self.on_table or card in self.discarded or card in self.taken:
+            raise RemoteProtocolError(seat, f"played {card}, which was already played")
+        if position in self.played_positions:
+            raise RemoteProtocolError(seat, f"played position {position} a second time")
+        ctx = self.ctx(seat, step, (position,), extra)
+        self.ensure_public()
+        if position in self.public:
+            if self.public[position] != card:
+                raise RemoteProtocolError(
+                    seat, f"played {card} for the face-up {self.public[position]}"
+                )
+            if verify and not schnorr_verify(self.key_of(seat), proof, ctx):
+                raise RemoteProtocolError(seat, f"its play of {card} is not signed by its key")
+            return
+        if not verify:
+            return
+        _, z = self.position_value(position)
+        if not dleq_verify(self.key_of(seat), CARD_POINTS[card], z, proof, ctx):
+            raise RemoteProtocolError(
+                seat,
+                f"played {card} from position {position} with a wrong proof: "
+                "not the card it was dealt there",
+            )
+
+    def _index(self, seat: int, index: int) -> None:
+        if index <= self.last_index[seat]:
+            raise RemoteProtocolError(seat, f"an action numbered {index} again (a replay)")
+
+    def _play(self, msg: Play, verify: bool) -> None:
+        self._index(msg.seat, msg.index)
+        if not 0 <= msg.card < 52:
+            raise RemoteProtocolError(msg.seat, f"{msg.card} is not a card")
+        card = CARDS[msg.card]
+        step = "show" if msg.shown else "play"
+        self._check_holding(
+            msg.seat, msg.position, card, step, _signed(msg.index, msg.action), msg.proof, verify
+        )
+        self.last_index[msg.seat] = msg.index
+        if msg.shown:
+            self.shown_cards.add(card)
+            return
+        if msg.position == -1:
+            del self.taken[card]
+        else:
+            self.played_positions.add(msg.position)
+        self.on_table.append(card)
+
+    def _act(self, msg: Act, verify: bool) -> None:
+        self._index(msg.seat, msg.index)
+        ctx = self.ctx(msg.seat, "act", (), _signed(msg.index, msg.action))
+        if verify and not schnorr_verify(self.key_of(msg.seat), msg.proof, ctx):
+            raise RemoteProtocolError(msg.seat, "its action is not signed by its key")
+        self.last_index[msg.seat] = msg.index
+
+    def _key(self, msg: KeyReveal) -> None:
+        if self.revealed[msg.seat] is not None:
+            raise RemoteProtocolError(msg.seat, "revealed its key twice")
+        k = GROUP.check_scalar(msg.key, "the revealed key")
+        if GROUP.mul_base(k) != self.key_of(msg.seat):
+            raise RemoteProtocolError(
+                msg.seat, "revealed a key that is not the one it committed to"
+            )
+        self.revealed[msg.seat] = k
+
+
+# --- the player ---------------------------------------------------------------------------
+
+
+class Player:
+    """One seat of the protocol: keeps the seat's key and hand, answers the host."""
+
+    def __init__(self, setup: Setup, seat: int, rng: RandomBytes) -> None:
+        if not 0 <= seat < setup.seats:
+            raise LocalProtocolError(f"seat {seat} is not at the table")
+        self.setup = setup
+        self.seat = seat
+        self.t = Transcript(setup)
+        self._rng = rng
+        # Fresh keys every game (the audit reveals them); scalar_reduce(64 bytes), never zero.
+        self._k = GROUP.random_scalar(rng)
+        self._kinv = GROUP.scalar_invert(self._k)
+        self.key = GROUP.mul_base(self._k)
+        self.hand: dict[int, Card] = {}
+        """position -> card this seat holds (decoded or face-up), not yet played."""
+        self._events: deque[Event] = deque()
+        self._expected_refills: deque[tuple[tuple[int, ...], int, frozenset[int] | None]] = deque()
+        self._next_index = 0
+        self._started = False
+        self._answered: set[int] = set()
+        self._reported_first = False
+        self._dealt_batches: set[int] = set()
+        self._sent: list[Message] = []
+        self._expected_returns: deque[tuple[tuple[int, ...], tuple[int, ...]]] = deque()
+
+    # --- the application's side --------------------------------------------------------
+
+    def start(self) -> list[Message]:
+        """Step 0: our nonce for the game id."""
+        if self._started:
+            raise LocalProtocolError("the protocol has already started")
+        self._started = True
+        return self._send([Nonce(self.seat, self._rng(NONCE_BYTES))])
+
+    def next_event(self) -> Event | None:
+        return self._events.popleft() if self._events else None
+
+    def cards(self) -> list[Card]:
+        """Every card in our hand: dealt and drawn (decoded or face-up) and taken."""
+        taken = [c for c, s in self.t.taken.items() if s == self.seat]
+        return [*self.hand.values(), *taken]
+
+    def expect_refill(
+        self, seats: Sequence[int], taker: int | None = None, taken: Sequence[int] | None = None
+    ) -> None:
+        """The bout is over: our own engine's refill schedule (``Game.refill_schedule()``),
+        who took (None: beaten off) and which cards (None: the whole table, R-B8).  A Refill
+        from the host that differs is refused (no decryption oracle)."""
+        self._expected_refills.append(
+            (
+                tuple(seats),
+                -1 if taker is None else taker,
+                None if taken is None else frozenset(taken),
+            )
+        )
+
+    def expect_return(self, cards: Sequence[int], owners: Sequence[int]) -> None:
+        """R-S3: our own engine put these cards from the table back into these hands."""
+        self._expected_returns.append((tuple(int(c) for c in cards), tuple(owners)))
+
+    def play(self, card: Card, action: Mapping[str, Any], *, shown: bool = False) -> Play:
+        """Step 5: play (or show) ``card`` from our hand, signing ``action`` with the proof."""
+        positions = [p for p, c in self.hand.items() if c == card]
+        if positions:
+            p = positions[0]
+        elif self.t.taken.get(card) == self.seat:
+            p = -1
+        else:
+            raise LocalProtocolError(f"{card} is not in our hand")
+        index = self._next_index
+        self._next_index += 1
+        step = "show" if shown else "play"
+        ctx = self.t.ctx(self.seat, step, (p,) if p >= 0 else (), _signed(index, action))
+        if p < 0 or p in self.t.public:
+            proof = schnorr_prove(self._rng, self._k, self.key, ctx)
+        else:
+            _, z = self.t.position_value(p)
+            proof = dleq_prove(self._rng, self._k, self.key, CARD_POINTS[card], z, ctx)
+        play = Play(self.seat, index, p, int(card), shown, dict(action), proof)
+        self._sent.append(play)
+        return play
+
+    def act(self, action: Mapping[str, Any]) -> Act:
+        """An action without a card, signed."""
+        index = self._next_index
+        self._next_index += 1
+        ctx = self.t.ctx(self.seat, "act", (), _signed(index, action))
+        act = Act(self.seat, index, dict(action), schnorr_prove(self._rng, self._k, self.key, ctx))
+        self._sent.append(act)
+        return act
+
+    def reveal(self) -> KeyReveal:
+        """Step 7: the game is over (or aborted): publish our key for the audit."""
+        reveal = KeyReveal(self.seat, self._k)
+        self._sent.append(reveal)
+        return reveal
+
+    # --- messages from the host -----------------------------------------------------------
+
+    def _send(self, msgs: list[Message]) -> list[Message]:
+        self._sent.extend(msgs)
+        return msgs
+
+    def receive(self, msg: Message) -> list[Message]:
+        """Take one message relayed by the host; return the messages we send in reply."""
+        return self._send(self._receive(msg))
+
+    def _receive(self, msg: Message) -> list[Message]:
+        own = msg.seat == self.seat and not isinstance(msg, Refill | Return)
+        if own:
+            # Our own message, echoed in the host's order: it must be one we sent (the host
+            # cannot speak for us), and then it needs no verification.
+            if msg not in self._sent:
+                raise RemoteProtocolError(
+                    None, f"the host relayed a {msg.KIND} message in our name that we did not send"
+                )
+            self._sent.remove(msg)
+        if isinstance(msg, Refill):
+            self._check_refill(msg)
+        elif isinstance(msg, Return):
+            expected = self._expected_returns.popleft() if self._expected_returns else None
+            if expected != (tuple(msg.cards), tuple(msg.owners)):
+                raise RemoteProtocolError(
+                    msg.seat, "returned cards to hands that our own engine did not (R-S3)"
+                )
+        chunk = self.t.accept(msg, verify=not own)
+        out: list[Message] = []
+        if isinstance(msg, Nonce):
+            if self.t.game_id is not None:
+                self._events.append(GameStarted(self.t.game_id))
+                ctx = self.t.ctx(self.seat, "commit")
+                out.append(
+                    Commit(self.seat, self.key, schnorr_prove(self._rng, self._k, self.key, ctx))
+                )
+        elif isinstance(msg, Commit):
+            if self.t.all_committed() and self.seat == 0:
+                out.append(self._shuffle(self.t.deck_points))
+        elif isinstance(msg, Shuffle):
+            if msg.seat == self.seat - 1:
+                out.append(self._shuffle(msg.deck))
+            if self.t.final_deck is not None:
+                out += self._begin_batch(0)
+        elif isinstance(msg, Refill):
+            out += self._begin_batch(msg.batch)
+            sched = self.t.schedule
+            if sched.turned_batch == msg.batch and self.setup.turned_position is not None:
+                # R-B12: the face-up trump card (R-D2) is the last card drawn; it is public.
+                p = self.setup.turned_position
+                card = self.t.public[p]
+                self._events.append(TrumpCardDrawn(sched.holder[p], card))
+                if sched.holder[p] == self.seat:
+                    self.hand[p] = card
+        elif isinstance(msg, Strip):
+            assert chunk is not None
+            if own:
+                self.t.mark_verified(chunk, self.t.done_strips(chunk) - 1)
+            out += self._after_strip(chunk)
+        elif isinstance(msg, Answer):
+            out += self._rf1()
+        elif isinstance(msg, Play):
+            card = CARDS[msg.card]
+            if msg.seat == self.seat and not msg.shown:
+                self.hand.pop(msg.position, None)
+            self._events.append(CardPlayed(msg.seat, card, msg.shown, msg.action))
+        elif isinstance(msg, Act):
+            self._events.append(Acted(msg.seat, msg.action))
+        elif isinstance(msg, KeyReveal) and all(k is not None for k in self.t.revealed):
+            self._events.append(KeysRevealed())
+        return out
+
+    def _check_refill(self, msg: Refill) -> None:
+        expected = self._expected_refills[0] if self._expected_refills else None
+        if expected is not None and expected[2] is None:
+            table = frozenset(self.t.on_table) if expected[1] >= 0 else frozenset()
+            expected = (expected[0], expected[1], table)
+        if expected != (tuple(msg.seats), msg.taker, frozenset(msg.taken)):
+            raise RemoteProtocolError(
+                msg.seat,
+                f"asked for a refill to seats {list(msg.seats)} that our own engine did not "
+                "schedule (refused: no decryption oracle)",
+            )
+        self._expected_refills.popleft()
+
+    # --- steps ----------------------------------------------------------------------------
+
+    def _shuffle(self, deck: Sequence[Point]) -> Shuffle:
+        """Step 2: deck_j = π_j(k_j·deck_{j−1}); the multiplication validates every point."""
+        prev = self.seat - 1
+        try:
+            layered = [GROUP.mul(self._k, p, "a card of the shuffled deck") for p in deck]
+        except InvalidPoint as e:
+            raise RemoteProtocolError(prev if prev >= 0 else None, str(e)) from None
+        # Fisher–Yates with our random source; 8 random bytes per draw keeps the bias < 2^-56.
+        for i in range(len(layered) - 1, 0, -1):
+            j = int.from_bytes(self._rng(8), "little") % (i + 1)
+            layered[i], layered[j] = layered[j], layered[i]
+        return Shuffle(self.seat, tuple(layered))
+
+    def _begin_batch(self, batch: int) -> list[Message]:
+        out: list[Message] = []
+        for chunk in self.t.schedule.batches[batch]:
+            out += self._after_strip(chunk)
+        return out
+
+    def _after_strip(self, chunk: Chunk) -> list[Message]:
+        """Whatever the chunk's new stage asks of us: strip it (our turn in its route),
+        decode it (ours, complete), or read it (public, complete)."""
+        d = self.t.done_strips(chunk)
+        if d < len(chunk.route):
+            if chunk.route[d] != self.seat:
+                return []
+            # No decryption oracle: the values we strip are the schedule's positions taken from
+            # the transcript, and every earlier strip of them is verified first.
+            self.t.verify_chain(chunk)
+            return [self._strip(chunk, d)]
+        if chunk.owner == self.seat:
+            self.t.verify_chain(chunk)
+            self._decode(chunk)
+        elif chunk.owner == PUBLIC:
+            self.t.decode_public(chunk)
+            assert self.t.turned is not None
+            holder = None if self.setup.trump_in_stock else self.setup.dealer
+            self._events.append(CardTurned(self.t.turned, holder))
+            if holder == self.seat:
+                (p,) = chunk.positions
+                self.hand[p] = self.t.turned
+        return self._rf1()
+
+    def _strip(self, chunk: Chunk, d: int) -> Strip:
+        inputs = self.t.stages[chunk.key][d]
+        source = chunk.route[d - 1] if d else self.setup.seats - 1
+        try:
+            outputs = tuple(GROUP.mul(self._kinv, x, "a dealt card") for x in inputs)
+        except InvalidPoint as e:
+            raise RemoteProtocolError(source, str(e)) from None
+        ctx = self.t.ctx(self.seat, _strip_step(chunk), chunk.positions)
+        proof = batch_dleq_prove(self._rng, self._k, self.key, outputs, inputs, ctx)
+        return Strip(self.seat, chunk.batch, chunk.owner, chunk.positions, outputs, proof)
+
+    def _decode(self, chunk: Chunk) -> None:
+        """Our own chunk, every other layer removed: remove ours and look the card up."""
+        cards: list[Card] = []
+        for p, z in zip(chunk.positions, self.t.final_values(chunk), strict=True):
+            try:
+                card = self.t.card_of(GROUP.mul(self._kinv, z))
+            except InvalidPoint as e:  # cannot pass a verified chain; named if it ever did
+                raise RemoteProtocolError(chunk.route[-1], str(e)) from None
+            if card is None or card in self.hand.values() or card in self.t.public.values():
+                raise RemoteProtocolError(
+                    None,
+                    f"our card at position {p} is not a card of the deck: a shuffle was "
+                    "dishonest (reveal the keys; the audit names the seat)",
+                )
+            self.hand[p] = card
+            cards.append(card)
+        self._dealt_batches.add(chunk.batch)
+        self._events.append(HandDealt(chunk.batch, tuple(cards)))
+
+    def _rf1(self) -> list[Message]:
+        """R-F1: answer the rank asked about now, once our hand and the trump are known."""
+        t = self.t
+        if t.first_attacker is not None and not self._reported_first:
+            self._reported_first = True
+            self._events.append(t.first_attacker)
+            return []
+        rank = t.rf1_rank()
+        if rank is None or rank in self._answered or 0 not in self._dealt_batches:
+            return []
+        self._answered.add(rank)
+        assert t.trump_suit is not None
+        card = Card.of(rank, t.trump_suit)
+        held = [p for p, c in self.hand.items() if c == card]
+        if held:
+            (p,) = held
+            _, z = t.position_value(p)
+            ctx = t.ctx(self.seat, f"show-lowest/{rank}", (p,))
+            proof = dleq_prove(self._rng, self._k, self.key, CARD_POINTS[card], z, ctx)
+            return [Answer(self.seat, rank, p, int(card), proof)]
+        ctx = t.ctx(self.seat, f"not-me/{rank}")
+        return [Answer(self.seat, rank, -1, -1, schnorr_prove(self._rng, self._k, self.key, ctx))]
+
+
+# --- the host -------------------------------------------------------------------------------
+
+Outgoing = tuple[int, Message]
+"""(destination seat, message)."""
+
+
+class Host:
+    """Sequences, relays and verifies; keeps the transcript the game record carries.
+
+    Collected steps (nonces, commitments, each R-F1 rank, keys) are broadcast only when every
+    seat has sent its part, so nobody answers after seeing the others.  Shuffle stages go to
+    everybody (each checks every stage has D distinct points); everything is relayed to
+    everybody, the sender included: the host's order is the game's order."""
+
+    def __init__(
+        self,
+        setup: Setup,
+        *,
+        defer_verification: bool = False,
+        own_seat: Player | None = None,
+    ) -> None:
+        self.setup = setup
+        self.t = Transcript(setup)
+        self.defer = defer_verification
+        if own_seat is not None:
+            # The host's own seat runs on the same machine: a proof either of them has checked
+            # (against the same relayed values) is not checked twice.
+            self.t.verified = own_seat.t.verified
+        self.refused: list[dict[str, Any]] = []
+        self._pending: list[tuple[Chunk, int] | tuple[None, int]] = []
+        self._held: list[Message] = []
+
+    def _everyone(self, msg: Message) -> list[Outgoing]:
+        return [(s, msg) for s in range(self.setup.seats)]
+
+    def receive(self, sender: int, msg: Message) -> list[Outgoing]:
+        """Take one message from seat ``sender``; return what to deliver to whom."""
+        try:
+            if msg.seat != sender:
+                raise RemoteProtocolError(sender, f"sent a message in the name of seat {msg.seat}")
+            if isinstance(msg, Refill | Return):
+                raise RemoteProtocolError(sender, "only the host ends a bout or returns cards")
+            out = self._receive(msg)
+            if not self.defer:
+                self.verify_pending()
+            return out
+        except RemoteProtocolError as e:
+            if not e.recorded:
+                self.refused.append({"seat": e.seat, "reason": e.reason, "message": msg.to_json()})
+            raise
+
+    def _receive(self, msg: Message) -> list[Outgoing]:
+        t = self.t
+        rank_before = (t.rf1_step, t.first_attacker)
+        chunk = t.accept(msg)
+        if isinstance(msg, Nonce | Commit | KeyReveal | Answer):
+            self._held.append(msg)
+            done = (
+                (isinstance(msg, Nonce) and t.game_id is not None)
+                or (isinstance(msg, Commit) and t.all_committed())
+                or (isinstance(msg, KeyReveal) and all(k is not None for k in t.revealed))
+                or (isinstance(msg, Answer) and (t.rf1_step, t.first_attacker) != rank_before)
+            )
+            if not done:
+                return []
+            held, self._held = self._held, []
+            return [(s, m) for m in held for s in range(self.setup.seats)]
+        if isinstance(msg, Shuffle):
+            self._pending.append((None, len(t.decks) - 1))
+            return self._everyone(msg)
+        if isinstance(msg, Strip):
+            assert chunk is not None
+            self._pending.append((chunk, t.done_strips(chunk) - 1))
+            return self._everyone(msg)
+        return self._everyone(msg)
+
+    def refill(
+        self, seats: Sequence[int], taker: int | None = None, taken: Sequence[int] | None = None
+    ) -> list[Outgoing]:
+        """End a bout and start its refill batch (R-B12), from the host's own engine:
+        ``seats`` one per card drawn, ``taker`` the defender who took (None: beaten off),
+        ``taken`` the cards he took (None: the whole table; R-P5 takes only the uncovered)."""
+        if taker is None:
+            cards: tuple[int, ...] = ()
+        elif taken is None:
+            cards = tuple(self.t.on_table)
+        else:
+            cards = tuple(int(c) for c in taken)
+        msg = Refill(
+            0, len(self.t.schedule.batches), tuple(seats), -1 if taker is None else taker, cards
+        )
+        try:
+            self.t.accept(msg)
+        except RemoteProtocolError as e:
+            raise LocalProtocolError(str(e)) from None
+        return self._everyone(msg)
+
+    def return_cards(self, cards: Sequence[int], owners: Sequence[int]) -> list[Outgoing]:
+        """R-S3, from the host's own engine: cards go back from the table to these hands."""
+        msg = Return(0, tuple(int(c) for c in cards), tuple(owners))
+        try:
+            self.t.accept(msg)
+        except RemoteProtocolError as e:
+            raise LocalProtocolError(str(e)) from None
+        return self._everyone(msg)
+
+    def verify_pending(self) -> None:
+        """Verify what was relayed unverified: strip proofs, and each shuffle's points
+        (explicitly, so a bad point is pinned on its shuffler before it is dealt)."""
+        t = self.t
+        while self._pending:
+            chunk, d = self._pending.pop(0)
+            try:
+                if chunk is None:
+                    for p in t.decks[d]:
+                        GROUP.check(p, f"a card of seat {d}'s shuffled deck")
+                else:
+                    t.verify_stage(chunk, d)
+                    if (
+                        t.complete(chunk)
+                        and chunk.owner == PUBLIC
+                        and chunk.positions[0] not in t.public
+                    ):
+                        t.decode_public(chunk)
+            except InvalidPoint as e:
+                self.refused.append({"seat": d, "reason": str(e), "message": None})
+                err = RemoteProtocolError(d, str(e))
+                err.recorded = True
+                raise err from None
+            except RemoteProtocolError as e:
+                self.refused.append({"seat": e.seat, "reason": e.reason, "message": None})
+                e.recorded = True
+                raise
+
+    def transcript(self) -> dict[str, Any]:
+        """The game record's ``"privacy"`` value (see localdurak.protocol.privacy_record)."""
+        return transcript_to_dict(self.setup, self.t.log, self.refused)

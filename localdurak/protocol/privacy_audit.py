@@ -1,0 +1,301 @@
+"""The audit of a game played under card privacy (card-privacy.md step 7, docs/privacy.md).
+
+``audit(record)`` replays the record's ``"privacy"`` transcript with the same checks the host
+made live (every proof, the schedule), then uses the revealed keys to check what no proof
+could check during the game:
+
+* each seat's shuffle: deck_j must be a permutation of k_j·deck_{j−1} (a substituted or
+  duplicated card names the shuffler);
+* every position decodes to a card of the deck, and the record's ``"deck"`` (if any) is that
+  deck;
+* every "not me" claim of R-F1 (lowest trump) and so every "I hold no trump": the claimed card
+  must not be in that seat's hand;
+* the attempts refused during the game are listed with their seat;
+* the record's actions, replayed by the rules engine on the decoded deck, are legal, play
+  exactly the cards proven in the protocol, and every refill batch is the one the rules call
+  for (R-B12) with the right taker.
+
+Cost: about 2·N·D scalar multiplications plus the proofs of the log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..game.actions import Action, Do
+from ..game.cards import CARDS, Card
+from ..game.engine import Game
+from ..game.rules import Rules
+from .group import GROUP, InvalidPoint, Scalar
+from .privacy import RemoteProtocolError, Transcript
+from .privacy_messages import Commit, KeyReveal, Message, Play, Refill, Return
+from .privacy_record import transcript_from_dict
+from .schedule import Setup
+
+
+class NotARecord(ValueError):
+    """The input is not a game record with a card-privacy transcript."""
+
+
+@dataclass(frozen=True, slots=True)
+class AuditFault:
+    seat: int | None
+    """The seat that broke the protocol (None: the host or the record itself)."""
+    what: str
+
+    def __str__(self) -> str:
+        who = f"seat {self.seat}" if self.seat is not None else "the host/record"
+        return f"{who}: {self.what}"
+
+
+@dataclass(frozen=True, slots=True)
+class AuditReport:
+    faults: tuple[AuditFault, ...] = ()
+    deck: tuple[Card, ...] | None = None
+    """The whole deck in deal order, decoded with the revealed keys (None if it could not be)."""
+    checked: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def clean(self) -> bool:
+        return not self.faults
+
+    @property
+    def guilty(self) -> tuple[int, ...]:
+        return tuple(sorted({f.seat for f in self.faults if f.seat is not None}))
+
+
+def audit(record: Any) -> AuditReport:
+    """Audit a game record (a dict as records.md describes, with a ``"privacy"`` key)."""
+    if not isinstance(record, Mapping) or "privacy" not in record:
+        raise NotARecord("not a game record with a card-privacy transcript ('privacy')")
+    try:
+        setup, log, refused = transcript_from_dict(record["privacy"])
+    except ValueError as e:
+        raise NotARecord(str(e)) from None
+
+    faults: list[AuditFault] = []
+    for r in refused:
+        seat = r.get("seat")
+        faults.append(
+            AuditFault(
+                seat if isinstance(seat, int) else None,
+                f"refused during the game: {r.get('reason')}",
+            )
+        )
+
+    t = Transcript(setup)
+    t.audit_keys = _revealed_inverses(log)
+    for i, msg in enumerate(log):
+        try:
+            t.accept(msg)
+        except RemoteProtocolError as e:
+            faults.append(
+                AuditFault(e.seat, f"{e.reason} (message {i} of the log, accepted by the host)")
+            )
+            break
+        except ValueError as e:  # a log out of order: the host's record is wrong
+            faults.append(AuditFault(None, f"message {i} of the log cannot come here: {e}"))
+            break
+    # Every strip the log holds, verified (live, players verify only what they need), and
+    # every batch complete: a missing layer removal means a game cut short or a record cut.
+    incomplete = t.final_deck is None
+    for batch in t.schedule.batches:
+        for chunk in batch:
+            if chunk.key not in t.stages:
+                incomplete = True
+                continue
+            try:
+                t.verify_chain(chunk)
+            except RemoteProtocolError as e:
+                faults.append(AuditFault(e.seat, e.reason))
+            if not t.complete(chunk):
+                incomplete = True
+    t.ensure_public()
+    if setup.lowest_trump and t.first_attacker is None:
+        incomplete = True
+
+    keys: list[Scalar] = []
+    for seat, k in enumerate(t.revealed):
+        if k is None:
+            faults.append(AuditFault(seat, "did not reveal its key"))
+        else:
+            keys.append(k)
+    if len(keys) < setup.seats or t.final_deck is None:
+        return AuditReport(_with_incomplete(faults, incomplete), None, {"messages": len(log)})
+
+    # Shuffles: deck_j = π_j(k_j · deck_{j-1}) as sets.
+    prev = t.deck_points
+    for j, deck in enumerate(t.decks):
+        try:
+            layered = {GROUP.mul(keys[j], p) for p in prev}
+        except InvalidPoint:
+            layered = set()  # the previous shuffler's fault, reported for it already
+        if layered and layered != set(deck):
+            faults.append(
+                AuditFault(
+                    j,
+                    "its shuffle is not a permutation of the deck it received under its key: "
+                    "a card was substituted or duplicated",
+                )
+            )
+        prev = deck
+
+    # Decode every position with the product of all keys.
+    total = keys[0]
+    for k in keys[1:]:
+        total = GROUP.scalar_mul(total, k)
+    inv = GROUP.scalar_invert(total)
+    decoded: list[Card | None] = []
+    for p in t.final_deck:
+        try:
+            decoded.append(t.card_of(GROUP.mul(inv, p)))
+        except InvalidPoint:
+            decoded.append(None)
+    deck_ok = all(c is not None for c in decoded) and len(set(decoded)) == len(decoded)
+    if not deck_ok and not any("shuffle" in f.what for f in faults):
+        faults.append(AuditFault(None, "the dealt deck does not decode to the cards of the deck"))
+
+    # R-F1 claims: "not me" for the trump of rank r means the seat was not dealt that card.
+    position_of = {c: p for p, c in enumerate(decoded) if c is not None}
+    if t.trump_suit is not None:
+        for claim in t.claims:
+            card = Card.of(claim.rank, t.trump_suit)
+            where = position_of.get(card)
+            if where is not None and where < setup.dealt and setup.deal_owner(where) == claim.seat:
+                faults.append(
+                    AuditFault(
+                        claim.seat,
+                        f"claimed not to hold {card} (R-F1, lowest trump) but was dealt it: "
+                        "a false 'no trump' claim",
+                    )
+                )
+
+    # The record's own deck, if it has one, must be the deck the protocol dealt.
+    if "deck" in record and deck_ok and list(record["deck"]) != [str(c) for c in decoded]:
+        faults.append(AuditFault(None, "the record's deck is not the deck the protocol dealt"))
+
+    cards = tuple(c for c in decoded if c is not None) if deck_ok else None
+    if cards is not None and record.get("actions"):
+        faults += _check_actions(record, setup, t, cards)
+    return AuditReport(
+        _with_incomplete(faults, incomplete),
+        cards,
+        {"messages": len(log), "positions": len(decoded)},
+    )
+
+
+def _revealed_inverses(log: Sequence[Message]) -> dict[int, Scalar]:
+    """The inverses of the keys revealed in the log that match their commitments: with them
+    the audit checks layer removals directly instead of their proofs."""
+    committed = {m.seat: m.key for m in log if isinstance(m, Commit)}
+    out: dict[int, Scalar] = {}
+    for m in log:
+        if not isinstance(m, KeyReveal) or m.seat not in committed:
+            continue
+        try:
+            k = GROUP.check_scalar(m.key)
+        except ValueError:
+            continue
+        if GROUP.mul_base(k) == committed[m.seat]:
+            out[m.seat] = GROUP.scalar_invert(k)
+    return out
+
+
+def _with_incomplete(faults: list[AuditFault], incomplete: bool) -> tuple[AuditFault, ...]:
+    """An incomplete transcript is a fault of the record only when nothing else explains it
+    (a game aborted for a named fault stops mid-batch)."""
+    if incomplete and not faults:
+        what = "the transcript is incomplete (a deal, refill or R-F1 step is missing)"
+        faults = [AuditFault(None, what)]
+    return tuple(faults)
+
+
+def bout_taker(
+    game: Game, defender: int | None, table: Sequence[Card], action: Action
+) -> tuple[int | None, list[Card]]:
+    """Who took which cards when ``action`` ended a bout (full information): the cards of the
+    table (before the action, plus the action's) now in the defender's hand."""
+    if defender is None:
+        return None, []
+    cards = [*table, *action.cards, *([action.card] if action.card is not None else [])]
+    hand = set(game.hand(defender))
+    taken = [c for c in cards if c in hand]
+    return (defender, taken) if taken else (None, [])
+
+
+def returned_cards(game: Game, table: Sequence[Card]) -> tuple[list[int], list[int]]:
+    """R-S3 (full information): the cards a challenge took off the table, and whose hands
+    they went back to."""
+    now = {c for pair in game.table for c in pair if c is not None}
+    cards = [int(c) for c in table if c not in now]
+    owners = [next(s for s in range(game.seats) if CARDS[c] in game.hand(s)) for c in cards]
+    return cards, owners
+
+
+def _check_actions(
+    record: Mapping[str, Any], setup: Setup, t: Transcript, deck: tuple[Card, ...]
+) -> list[AuditFault]:
+    """Replay the record's actions with the rules engine on the decoded deck: every action
+    legal, the cards of the card-playing actions exactly the cards proven in the protocol, and
+    every refill batch the one the rules call for (R-B12) with the right taker."""
+    try:
+        rules = Rules.from_dict(record.get("rules") or setup.rules)
+        actions = [Action.from_dict(a) for a in record["actions"]]
+        game = Game.deal(rules, setup.seats, setup.dealer, deck)
+    except (ValueError, TypeError) as e:
+        return [AuditFault(None, f"the record's rules or actions cannot be replayed: {e}")]
+    faults: list[AuditFault] = []
+    played: list[tuple[int, int, bool]] = []
+    bout_ends: list[tuple[Any, ...]] = []
+    for i, action in enumerate(actions):
+        bout, phase, defender = game.bout_number, game.phase, game.defender
+        table = [c for pair in game.table for c in pair if c is not None]
+        try:
+            game.apply(action)
+        except ValueError as e:
+            faults.append(AuditFault(action.seat, f"action {i} of the record is illegal: {e}"))
+            break
+        if action.do is Do.ATTACK:
+            played += [(action.seat, int(c), False) for c in action.cards]
+        elif action.do in (Do.COVER, Do.TRANSFER, Do.SHOW) and action.card is not None:
+            played.append((action.seat, int(action.card), action.do is Do.SHOW))
+        if game.bout_number > bout or (game.phase == "over" and phase != "over"):
+            taker, took = bout_taker(game, defender, table, action)
+            cards = frozenset(int(c) for c in took)
+            seats = tuple(game.refill_schedule())
+            bout_ends.append(("refill", seats, -1 if taker is None else taker, cards))
+        elif action.do is Do.CHALLENGE:
+            back, owners = returned_cards(game, table)
+            if back:
+                bout_ends.append(("return", tuple(back), tuple(owners)))
+    proven = [(m.seat, m.card, m.shown) for m in t.log if isinstance(m, Play)]
+    if proven != played:
+        at = next((i for i, (a, b) in enumerate(zip(proven, played, strict=False)) if a != b), None)
+        where = f"at card {at}" if at is not None else "in their number"
+        faults.append(
+            AuditFault(None, f"the record's card actions and the cards proven differ {where}")
+        )
+    moves: list[tuple[tuple[Any, ...], int]] = []
+    for m in t.log:
+        if isinstance(m, Refill):
+            moves.append((("refill", m.seats, m.taker, frozenset(m.taken)), m.seat))
+        elif isinstance(m, Return):
+            moves.append((("return", m.cards, m.owners), m.seat))
+    for k, (move, host) in enumerate(moves):
+        if k >= len(bout_ends) or bout_ends[k] != move:
+            rules_ids = "R-B12, R-B8" if move[0] == "refill" else "R-S3"
+            faults.append(
+                AuditFault(host, f"{move[0]} {k + 1} does not follow the rules ({rules_ids})")
+            )
+    return faults
+
+
+def describe(report: AuditReport) -> str:
+    if report.clean:
+        return "clean"
+    return "\n".join(str(f) for f in report.faults)
+
+
+__all__ = ["CARDS", "AuditFault", "AuditReport", "NotARecord", "audit", "describe"]
