@@ -24,6 +24,7 @@ from tests.net_play import MemoryGame
         (4, {"teams": "2v2", "japanese": True}),
         (3, {"variant": "duren"}),
         (6, {}),  # R-D3: the dealer's last card is shown
+        (3, {"variant": "duren", "partial_defence": True}),  # R-P5: only uncovered are taken
     ],
 )
 def test_whole_game_in_memory_ends_alike_everywhere_and_audits_clean(
@@ -95,3 +96,38 @@ def test_a_forged_or_replayed_step_is_refused() -> None:
     with pytest.raises(Replayed):
         g.host.receive(att.seat, signed.command(0))
     assert isinstance(action, Action)
+
+
+def test_R_S3_a_challenged_cheat_goes_back_to_the_hand_and_can_be_played_again() -> None:
+    for seed in range(60):
+        g = MemoryGame(2, Rules(deck=24, cheating=True), seed=seed)
+        g.deal()
+        game = g.host.game
+        assert game is not None and game.attacker is not None and game.defender is not None
+        att, dfn = g.seats[game.attacker], g.seats[game.defender]
+        view = att.view()
+        assert view is not None and dfn.game is not None
+        attack = next(a for a in view.legal if a.do is Do.ATTACK)
+        g.send(att.seat, [att.act(attack)])
+        g.pump()
+        dview = dfn.view()
+        assert dview is not None
+        covers = {a.card for a in dview.legal if a.do is Do.COVER}
+        cheats = [c for c in dfn.game.hand(dfn.seat) if c not in covers]
+        if not cheats:
+            continue
+        cheat = Action(dfn.seat, Do.COVER, card=cheats[0], on=attack.cards[0])
+        g.send(dfn.seat, [dfn.act(cheat)])  # R-S1: a cover that does not beat
+        g.pump()
+        g.send(att.seat, [att.act(Action(att.seat, Do.CHALLENGE, card=cheats[0]))])
+        g.pump()
+        assert game.marked == [dfn.seat]  # R-S3: the cheater is marked
+        # Back in his hand, public there, on every party's books alike.
+        assert cheats[0] in dfn.game.hand(dfn.seat)
+        assert all(p.player.t.taken.get(cheats[0]) == dfn.seat for p in g.seats)
+        assert g.host.privacy.t.taken.get(cheats[0]) == dfn.seat
+        dfn.player.play(cheats[0], {"probe": 1})  # a proof of holding it can be made
+        g.play_out()
+        assert audit(g.record()).clean
+        return
+    raise AssertionError("no deal gave the defender a cheat to play")

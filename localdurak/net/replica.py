@@ -48,6 +48,7 @@ from localdurak.protocol.privacy_messages import (
     MessageError,
     Play,
     Refill,
+    Return,
     message_from_dict,
 )
 from localdurak.protocol.privacy_messages import Message as PMessage
@@ -109,8 +110,8 @@ def decode_body(body: Any, seat: int) -> list[PMessage]:
     for m in msgs:
         if m.seat != seat:
             raise AuthFailed(f"seat {seat} sent a privacy message in the name of seat {m.seat}")
-        if isinstance(m, Refill):
-            raise BadMessage("only the host's own engine starts a refill")
+        if isinstance(m, Refill | Return):
+            raise BadMessage("only the host's own engine ends a bout or returns cards")
     return msgs
 
 
@@ -169,6 +170,37 @@ def closes_bout(game: Game, action: Action) -> bool:
     except IllegalAction:
         return False
     return trial.bout_number != before or trial.result is not None
+
+
+def taken_cards(
+    rules: Rules, table_before: Sequence[tuple[Card, Card | None]], taker: int
+) -> list[int] | None:
+    """The cards a taker took when they are not the whole table: R-P5 (Dureń with partial
+    defence) takes only the uncovered ones.  None: the whole table (R-B8)."""
+    if taker < 0 or not (rules.variant is Variant.DUREN and rules.partial_defence):
+        return None
+    return [int(a) for a, c in table_before if c is None]
+
+
+def returned_cards(
+    table_before: Sequence[tuple[Card, Card | None]], game: Game, action: Action
+) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """R-S3: the cards a successful challenge sent back to the hands they came from, and
+    those hands (cards in order), or None."""
+    if action.do is not Do.CHALLENGE:
+        return None
+    before = {c for pair in table_before for c in pair if c is not None}
+    after = {c for pair in game.table for c in pair if c is not None}
+    gone = sorted(before - after)
+    if not gone:
+        return None
+    owners = []
+    for c in gone:
+        holders = [s for s in range(game.seats) if c in game.known(s)]
+        if len(holders) != 1:
+            raise IllegalMove(f"{c} went back to no single hand")
+        owners.append(holders[0])
+    return tuple(int(c) for c in gone), tuple(owners)
 
 
 def bout_end(game: Game, before_bout: int, taking: bool, defender: int | None) -> int | None:
@@ -349,6 +381,7 @@ class SeatGame:
         if action is not None:
             assert g is not None
             before, taking, defender = g.bout_number, g.phase == "taking", g.defender
+            table_before = g.table
             try:
                 g.apply(action)
             except IllegalAction as e:
@@ -357,8 +390,18 @@ class SeatGame:
             if taker is not None:
                 seats = g.refill_schedule()
                 batch = len(self.player.t.schedule.batches)
-                self.player.expect_refill(seats, None if taker < 0 else taker)
-                out += self.player.receive(Refill(0, batch, tuple(seats), taker))
+                taken = taken_cards(g.rules, table_before, taker)
+                self.player.expect_refill(seats, None if taker < 0 else taker, taken)
+                cards = (
+                    ()
+                    if taker < 0
+                    else tuple(int(c) for c in (self.player.t.on_table if taken is None else taken))
+                )
+                out += self.player.receive(Refill(0, batch, tuple(seats), taker, cards))
+            back = returned_cards(table_before, g, action)
+            if back is not None:
+                self.player.expect_return(*back)
+                out += self.player.receive(Return(0, *back))
             if g.result is not None and not self.revealed:
                 self.revealed = True
                 out.append(self.player.reveal())
@@ -578,15 +621,21 @@ class HostGame:
         if action is not None:
             assert g is not None
             before, taking, defender = g.bout_number, g.phase == "taking", g.defender
+            table_before = g.table
             g.apply(action)
             taker = bout_end(g, before, taking or action.do is Do.TAKE, defender)
             if taker is not None:
                 seats = g.refill_schedule()
-                self.privacy.refill(seats, None if taker < 0 else taker)
+                taken = taken_cards(g.rules, table_before, taker)
+                self.privacy.refill(seats, None if taker < 0 else taker, taken)
                 last = self.privacy.t.log[-1]
                 assert isinstance(last, Refill)
                 result.refill = last
                 self.accepted_log.append(last)
+            back = returned_cards(table_before, g, action)
+            if back is not None:
+                self.privacy.return_cards(*back)
+                self.accepted_log.append(self.privacy.t.log[-1])
         if self.game is None:
             t = self.privacy.t
             if t.final_deck is not None and t.trump_suit is None and t.schedule.batches:
