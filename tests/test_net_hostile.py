@@ -129,8 +129,8 @@ async def test_hostile_clients_are_refused_and_the_game_goes_on(tmp_path: Path) 
         raise AssertionError("a stranger got a seat in a running game")
 
     sg = alice.game
-    assert sg is not None and alice.seat is not None and alice.channel is not None
-    seat = alice.seat
+    assert sg is not None and alice.my_seat is not None and alice.channel is not None
+    seat = alice.my_seat
     view = sg.view()
     assert view is not None
     card = view.hand[0]
@@ -191,3 +191,49 @@ async def test_hostile_clients_are_refused_and_the_game_goes_on(tmp_path: Path) 
     report = audit(record)
     assert report.clean, report.faults  # honest seats: refused attempts name nobody else
     assert isinstance(Action, type) and Do.PASS
+
+
+async def test_the_network_session_is_a_table_session_for_the_terminal_client(
+    tmp_path: Path,
+) -> None:
+    from localdurak.net.api import AuditStatus, ConnectionState, EventKind, TableSession
+
+    ident = load_or_create(tmp_path / "host")
+    host = TableHost(
+        ident,
+        HostOptions(
+            name="API",
+            seats=2,
+            bots=1,
+            rules=Rules(deck=24),
+            record_dir=tmp_path / "r",
+            port=0,
+            advertise=False,
+            host="127.0.0.1",
+            games=2,
+        ),
+    )
+    await host.start()
+    run = asyncio.create_task(host.run())
+    s = ClientSession(
+        load_or_create(tmp_path / "p"),
+        "Pat",
+        Address("127.0.0.1", host.port, ident.fingerprint),
+        state_dir=tmp_path / "p" / "s",
+    )
+    await s.start()
+    assert isinstance(s, TableSession)
+    assert s.connection is ConnectionState.CONNECTED and not s.offline and s.seat == 1
+    ticks: list[int] = []
+    s.subscribe(lambda: ticks.append(1))
+    bot = asyncio.create_task(play_as_bot(s, "random"))
+    await asyncio.wait_for(run, 120)
+    bot.cancel()
+    assert ticks and s.series.games == 2 and sum(s.series.durak) + s.series.draws == 2
+    kinds = {e.kind for e in s.events}
+    assert {EventKind.GAME_STARTED, EventKind.ACTION, EventKind.GAME_OVER} <= kinds
+    assert kinds & {EventKind.BITO, EventKind.TOOK}
+    assert s.audit.status is AuditStatus.CLEAN  # the client audited the game itself
+    assert s.names[1] == "Pat" and s.game_number == 2
+    await s.close()
+    assert s.connection is ConnectionState.CLOSED

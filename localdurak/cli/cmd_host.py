@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from localdurak.cli.logs import setup_logging
-from localdurak.cli.rules_options import add_rules_options, rules_from_args
+from localdurak.cli.options import add_rules_options, rules_from_args
 from localdurak.game.bots import BOT_LEVELS
 from localdurak.game.rules import RulesError
 from localdurak.net.host import HostOptions, TableHost, resume_table
@@ -71,8 +71,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"localdurak host: cannot resume {args.resume}: {e}", file=sys.stderr)
             return 1
     else:
+        if args.seats is None:
+            args.seats = 2
         try:
             rules = rules_from_args(args)
+            rules.check_seats(args.seats)
         except RulesError as e:
             print(f"localdurak host: {e}", file=sys.stderr)
             return 2

@@ -85,8 +85,27 @@ def run(args: argparse.Namespace) -> int:
     return asyncio.run(_play(identity, name, address, args))
 
 
+async def _play_person(session: ClientSession) -> int:
+    """A person at the table: the terminal client on the network session."""
+    from localdurak.cli.app import DurakApp
+
+    try:
+        await session.start()
+        await session.set_ready(True)
+    except (ProtocolError, ConnectionError, OSError) as e:
+        print(f"localdurak join: {e}", file=sys.stderr)
+        return 1
+    try:
+        app = DurakApp(session=session)
+        return await app.run_async()
+    finally:
+        await session.close()
+
+
 async def _play(identity: Any, name: str, address: Address, args: argparse.Namespace) -> int:
     session = ClientSession(identity, name, address, pin=args.pin)
+    if not args.bot:
+        return await _play_person(session)
     if os.environ.get("LOCALDURAK_TRACE", "") not in ("", "0"):
         session.trace = _print
     try:
@@ -94,7 +113,9 @@ async def _play(identity: Any, name: str, address: Address, args: argparse.Names
     except (ProtocolError, ConnectionError, OSError) as e:
         print(f"localdurak join: {e}", file=sys.stderr)
         return 1
-    _print({"event": "joined", "seat": session.seat, "address": f"{address.host}:{address.port}"})
+    _print(
+        {"event": "joined", "seat": session.my_seat, "address": f"{address.host}:{address.port}"}
+    )
     bot = asyncio.create_task(play_as_bot(session, args.level, delay=args.delay, on_event=_print))
     try:
         await session.run_until_closed()

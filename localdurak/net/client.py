@@ -27,16 +27,26 @@ import os
 import pickle
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Any, cast
 
-from localdurak.game.actions import Action, GameResult
+from localdurak.game.actions import Action, Do, GameResult, IllegalAction
 from localdurak.game.bots import Bot, Rng, make_bot
+from localdurak.game.engine import Game
 from localdurak.game.view import PlayerView
+from localdurak.net.api import (
+    ActionRefused,
+    AuditStatus,
+    AuditVerdict,
+    ConnectionState,
+    EventKind,
+    SeriesScore,
+    TableEvent,
+)
 from localdurak.net.identity import Identity, data_dir
-from localdurak.net.replica import SeatGame, Signed
+from localdurak.net.replica import SeatGame, Signed, action_of, decode_body
 from localdurak.net.transport import (
     Channel,
     ConnectionClosed,
@@ -70,6 +80,8 @@ from localdurak.protocol.messages import (
     TableClosed,
     message_from_wire,
 )
+from localdurak.protocol.privacy_audit import audit as audit_record
+from localdurak.protocol.privacy_record import transcript_to_dict
 
 log = logging.getLogger(__name__)
 
@@ -81,20 +93,31 @@ SESSION_FILE_MAX = 32 * 1024 * 1024
 """The session file is rewritten from scratch when it grows past this."""
 
 
-class TableSession(Protocol):
-    """The one async API the terminal client and the bots use (local or over the network)."""
+@dataclass(frozen=True)
+class _Before:
+    """The public state before an action, to word the table's log."""
 
-    seat: int | None
+    bout: int
+    taking: bool
+    defender: int | None
+    table: tuple[Any, ...]
+    out: tuple[int, ...]
+    marked: tuple[int, ...]
+    result: GameResult | None
 
-    def view(self) -> PlayerView | None: ...
-
-    async def act(self, action: Action) -> None: ...
-
-    async def set_ready(self, ready: bool = True) -> None: ...
-
-    async def wait_changed(self) -> None: ...
-
-    async def close(self) -> None: ...
+    @classmethod
+    def of(cls, g: Game | None) -> _Before | None:
+        if g is None:
+            return None
+        return cls(
+            g.bout_number,
+            g.phase == "taking",
+            g.defender,
+            tuple(g.table),
+            tuple(g.out),
+            tuple(g.marked),
+            g.result,
+        )
 
 
 class SessionClosed(ConnectionError):
@@ -146,7 +169,7 @@ class ClientSession:
         self.address = address
         self.pin = pin
         self.hold = hold
-        self.seat: int | None = None
+        self.my_seat: int | None = None
         self.lobby: Lobby | None = None
         self.game: SeatGame | None = None
         self.score: tuple[int, ...] = ()
@@ -165,6 +188,11 @@ class ClientSession:
         self._file: Any = None
         self.reconnects = 0
         self.errors: list[Error] = []
+        self._events: list[TableEvent] = []
+        self._listeners: list[Callable[[], None]] = []
+        self._away: set[int] = set()
+        self._series = SeriesScore()
+        self._audit = AuditVerdict(AuditStatus.PENDING)
         self._step_of_id: dict[int, int] = {}
         self.trace: Callable[[dict[str, Any]], None] | None = None
         """Timing lines for benchmarks/net.py (``LOCALDURAK_TRACE=1``)."""
@@ -173,8 +201,95 @@ class ClientSession:
 
     # --- the API ------------------------------------------------------------------------------
 
+    # --- the TableSession API (localdurak.net.api) ----------------------------------------
+
+    @property
     def view(self) -> PlayerView | None:
         return None if self.game is None else self.game.view()
+
+    @property
+    def seat(self) -> int:
+        """Our seat (-1 until the host gave us one)."""
+        return -1 if self.my_seat is None else self.my_seat
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        if self.game is not None:
+            return self.game.started.names
+        if self.lobby is not None:
+            return tuple(s.name for s in self.lobby.seats)
+        return ()
+
+    @property
+    def table_name(self) -> str:
+        return self.lobby.table if self.lobby is not None else self.address.host
+
+    @property
+    def offline(self) -> bool:
+        return False
+
+    @property
+    def game_number(self) -> int:
+        return 0 if self.game is None else self.game.started.number + 1
+
+    @property
+    def events(self) -> Sequence[TableEvent]:
+        return self._events
+
+    @property
+    def connection(self) -> ConnectionState:
+        if self.closed:
+            return ConnectionState.CLOSED
+        if self.channel is None or self.channel.closed:
+            return ConnectionState.RECONNECTING
+        return ConnectionState.CONNECTED
+
+    @property
+    def offline_seats(self) -> tuple[int, ...]:
+        return tuple(sorted(self._away))
+
+    @property
+    def series(self) -> SeriesScore:
+        return self._series
+
+    @property
+    def audit(self) -> AuditVerdict:
+        return self._audit
+
+    @property
+    def closing(self) -> bool:
+        return False  # the host holds a closing action back without telling (R-S5)
+
+    def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
+        self._listeners.append(callback)
+        return lambda: self._listeners.remove(callback) if callback in self._listeners else None
+
+    async def async_wait_update(self) -> None:
+        await self.wait_changed()
+
+    async def async_act(self, action: Action) -> None:
+        try:
+            await self.act(action)
+        except IllegalAction as e:
+            raise ActionRefused(e.reason, e.rule) from None
+        except ProtocolError as e:
+            raise ActionRefused(e.message, e.rule or "") from None
+        except (ConnectionError, OSError) as e:
+            raise ActionRefused(f"the table cannot be reached: {e}") from None
+
+    async def async_next_game(self) -> None:
+        await self.set_ready(True)
+
+    async def async_leave(self) -> None:
+        await self.close()
+
+    def _notify(self) -> None:
+        self._changed.set()
+        for callback in list(self._listeners):
+            try:
+                callback()
+            except Exception:
+                log.exception("a listener failed")
 
     @property
     def closed(self) -> bool:
@@ -204,7 +319,7 @@ class ClientSession:
             self._runner.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._runner
-        self._changed.set()
+        self._notify()
 
     # --- connecting ----------------------------------------------------------------------------
 
@@ -227,7 +342,7 @@ class ClientSession:
         if a.fingerprint is None:
             a.fingerprint = channel.peer_fingerprint
         self.channel = channel
-        self.seat = authed.seat
+        self.my_seat = authed.seat
         if self.last_seq is not None:
             channel.connection.last_seq = None
             self._next_id = max(self._next_id, 1)
@@ -271,7 +386,7 @@ class ClientSession:
             for f in self._waiters.values():
                 if not f.done():
                     f.set_exception(SessionClosed(self.closed_reason or "closed"))
-            self._changed.set()
+            self._notify()
 
     async def _reconnect(self) -> None:
         """Back off and try again until the seat's hold runs out."""
@@ -285,7 +400,7 @@ class ClientSession:
             try:
                 await self._connect()
                 self.reconnects += 1
-                self._changed.set()
+                self._notify()
                 return
             except FATAL as e:
                 self._finish(f"the host refused: {e}")
@@ -298,7 +413,7 @@ class ClientSession:
     def _finish(self, reason: str) -> None:
         if self.closed_reason is None:
             self.closed_reason = reason
-        self._changed.set()
+        self._notify()
 
     # --- sending --------------------------------------------------------------------------
 
@@ -384,7 +499,7 @@ class ClientSession:
             self.last_seq = seq
         if out:
             await self._send_signed(out)
-        self._changed.set()
+        self._notify()
 
     async def _snapshot(self, m: Snapshot) -> None:
         # Everything again from the game's start, through the same checks.
@@ -394,42 +509,102 @@ class ClientSession:
             msg = message_from_wire(wire)
             self._apply(msg)
         self.last_seq = m.seq
-        self._changed.set()
+        self._notify()
 
     def _apply(self, m: Message) -> list[Signed]:
         if isinstance(m, Lobby):
             self.lobby = m
             return []
         if isinstance(m, GameStarted):
-            if self.seat is None:
+            if self.my_seat is None:
                 return []
             if self.game is not None and self.game.game_id == m.game:
                 return []
-            self.game = SeatGame(m, self.seat, self.identity)
+            self.game = SeatGame(m, self.my_seat, self.identity)
             self._pending = []
+            self._audit = AuditVerdict(AuditStatus.PENDING)
+            self._events = [TableEvent(EventKind.GAME_STARTED, game=m.number + 1)]
             return self.game.start()
         if isinstance(m, PrivacyEvent):
             if self.game is None or m.game != self.game.game_id:
                 return []
-            if m.seat == self.seat:
+            if m.seat == self.my_seat:
                 self._pending = [p for p in self._pending if p.n != m.n]
+            before = _Before.of(self.game.game)
             out = self.game.receive(m)
+            if m.step in ("play", "act") and self.game.game is not None and before is not None:
+                self._log_action(m, before, self.game.game)
             if self.trace is not None:
                 self._trace(m)
             return out
         if isinstance(m, GameOver):
             self.results.append(m)
             self.score = m.score
+            self._series = self._series.add(m.result, len(m.score) or len(self.names))
+            self._events.append(TableEvent(EventKind.GAME_OVER, result=m.result))
+            self._audit = self._own_audit()
             if m.forfeit is not None and self.game is not None and m.game == self.game.game_id:
                 return self.game.reveal_now()
             return []
         if isinstance(m, Presence):
+            if m.connected:
+                if m.seat in self._away:
+                    self._events.append(TableEvent(EventKind.SEAT_BACK, seat=m.seat))
+                self._away.discard(m.seat)
+            else:
+                self._away.add(m.seat)
+                self._events.append(TableEvent(EventKind.SEAT_OFFLINE, seat=m.seat))
             return []
         if isinstance(m, TableClosed):
             self._finish(f"the table closed: {m.reason}")
             self._forget()
             return []
         return []
+
+    def _log_action(self, m: PrivacyEvent, before: _Before, g: Game) -> None:
+        """The table's log (api.TableEvent) for one applied action."""
+        try:
+            action = action_of(decode_body(m.body, m.seat))
+        except ProtocolError:
+            return
+        if action.do is Do.CHALLENGE:
+            marked = [s for s in g.marked if s not in before.marked]
+            caught = bool(marked) and marked[0] != action.seat
+            self._events.append(
+                TableEvent(
+                    EventKind.CHALLENGE,
+                    seat=action.seat,
+                    action=action,
+                    caught=caught,
+                    marked=marked[0] if marked else None,
+                )
+            )
+        else:
+            opens = action.do is Do.ATTACK and not before.table
+            self._events.append(
+                TableEvent(EventKind.ACTION, seat=action.seat, action=action, opens=opens)
+            )
+        if g.bout_number != before.bout or (g.result is not None and before.result is None):
+            if before.taking or action.do is Do.TAKE:
+                self._events.append(TableEvent(EventKind.TOOK, seat=before.defender))
+            else:
+                self._events.append(TableEvent(EventKind.BITO, seat=before.defender))
+        for s in g.out:
+            if s not in before.out:
+                self._events.append(TableEvent(EventKind.OUT, seat=s))
+
+    def _own_audit(self) -> AuditVerdict:
+        """The client audits the game itself from the steps it saw, once every key is in."""
+        g = self.game
+        if g is None or not g.keys_revealed or not g.player.t.log:
+            return AuditVerdict(AuditStatus.PENDING)
+        try:
+            report = audit_record({"privacy": transcript_to_dict(g.setup, g.player.t.log, [])})
+        except ValueError:
+            return AuditVerdict(AuditStatus.PENDING)
+        if report.clean:
+            return AuditVerdict(AuditStatus.CLEAN)
+        return AuditVerdict(AuditStatus.FAILED, report.guilty)
 
     def _trace(self, m: PrivacyEvent) -> None:
         assert self.trace is not None and self.game is not None
@@ -458,7 +633,7 @@ class ClientSession:
             return
         saved = _Saved(
             fingerprint=self.address.fingerprint or "",
-            seat=self.seat,
+            seat=self.my_seat,
             last_seq=self.last_seq,
             game=self.game.freeze() if self.game is not None else None,
             pending=list(self._pending),
@@ -499,7 +674,7 @@ class ClientSession:
             return
         if not isinstance(saved, _Saved) or saved.fingerprint != self.address.fingerprint:
             return
-        self.seat = saved.seat
+        self.my_seat = saved.seat
         self.last_seq = saved.last_seq
         self._pending = list(saved.pending)
         if saved.game is not None:
@@ -542,9 +717,9 @@ async def play_as_bot(
         if (
             lobby is not None
             and lobby.state.value == "lobby"
-            and session.seat is not None
+            and session.my_seat is not None
             and ready_for != lobby.games
-            and not lobby.seats[session.seat].ready
+            and not lobby.seats[session.my_seat].ready
         ):
             ready_for = lobby.games
             with contextlib.suppress(ProtocolError, ConnectionError):
@@ -583,6 +758,5 @@ __all__ = [
     "ClientSession",
     "GameResult",
     "SessionClosed",
-    "TableSession",
     "play_as_bot",
 ]

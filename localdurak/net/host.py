@@ -979,6 +979,9 @@ class TableHost:
         self.results.append(info)
         self.on_event(info)
         self.state = TableState.LOBBY
+        for slot in self.seats:
+            if slot.kind is SeatKind.HUMAN:
+                slot.ready = False  # each player says "ready" for the next game of the series
         if self.game_number >= self.o.games:
             asyncio.get_running_loop().create_task(self.close("the series is over"))
             return
