@@ -97,8 +97,40 @@ def run(args: argparse.Namespace) -> int:
             challenge_window=args.challenge_window,
             bot_delay=args.bot_delay,
         )
+        if not args.headless:
+            options.own_seat = True
+            return asyncio.run(_host_and_play(identity, options))
         host = TableHost(identity, options, on_event=_print)
     return asyncio.run(_serve(host))
+
+
+async def _host_and_play(identity: Any, options: HostOptions) -> int:
+    """`localdurak host` for people: the table, and the terminal client at seat 0 (a network
+    session to our own table, so the host's player is checked like everyone else)."""
+    from localdurak.cli.app import DurakApp
+    from localdurak.net.client import Address, ClientSession
+
+    host = TableHost(identity, options)
+    try:
+        await host.start()
+    except PortInUse as e:
+        print(f"localdurak host: {e}", file=sys.stderr)
+        return 1
+    serving = asyncio.create_task(host.run())
+    session = ClientSession(
+        identity,
+        options.name,
+        Address("127.0.0.1", host.port, identity.fingerprint),
+        pin=options.pin,
+    )
+    try:
+        await session.start()
+        await session.set_ready(True)
+        return await DurakApp(session=session).run_async()
+    finally:
+        await session.close()
+        await host.close("the host left")
+        serving.cancel()
 
 
 async def _serve(host: TableHost) -> int:

@@ -154,6 +154,8 @@ class HostOptions:
     """Seconds a bot waits before it acts (0 for headless games)."""
     seed: int | None = None
     keepalive: float = 5.0
+    own_seat: bool = False
+    """The person hosting plays at seat 0 (cli.md ``localdurak host``): bots sit from 1."""
 
 
 class BotSeat:
@@ -289,8 +291,8 @@ class TableHost:
         on_event: EventSink | None = None,
     ) -> None:
         options.rules.check_seats(options.seats)
-        if not 0 <= options.bots <= options.seats:
-            raise ValueError(f"--bots must be 0..{options.seats}")
+        if not 0 <= options.bots <= options.seats - int(options.own_seat):
+            raise ValueError(f"--bots must be 0..{options.seats - int(options.own_seat)}")
         self.identity = identity
         self.o = options
         self.on_event = on_event or (lambda e: None)
@@ -612,7 +614,7 @@ class TableHost:
 
     def _add_bot(self, level: str) -> int:
         for s, slot in enumerate(self.seats):
-            if slot.kind is SeatKind.EMPTY:
+            if slot.kind is SeatKind.EMPTY and not (s == 0 and self.o.own_seat):
                 bot = BotSeat(
                     level,
                     random.Random(self.rng.getrandbits(64)),
