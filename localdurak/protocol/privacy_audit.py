@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..game.actions import Action, Do
+from ..game.actions import Action, Do, GameResult
 from ..game.cards import CARDS, Card
 from ..game.engine import Game
 from ..game.rules import Rules
@@ -243,7 +243,10 @@ def _check_actions(
     try:
         rules = Rules.from_dict(record.get("rules") or setup.rules)
         actions = [Action.from_dict(a) for a in record["actions"]]
-        game = Game.deal(rules, setup.seats, setup.dealer, deck)
+        # A later game of a series: R-F2 picks the first attacker from the previous result.
+        prev = record.get("previous")
+        previous = GameResult.from_dict(prev) if isinstance(prev, Mapping) else None
+        game = Game.deal(rules, setup.seats, setup.dealer, deck, previous=previous)
     except (ValueError, TypeError) as e:
         return [AuditFault(None, f"the record's rules or actions cannot be replayed: {e}")]
     faults: list[AuditFault] = []
