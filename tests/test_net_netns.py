@@ -5,9 +5,12 @@ their own (no address given), play, and the record audits clean.  Namespaces onl
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -56,6 +59,26 @@ def test_four_processes_in_four_namespaces_find_the_table_by_mdns_and_play(
             str(tmp_path / "records"),
         )
         listening = host.event("listening")
+        env = env_for(tmp_path / "looker")
+        env.pop("LOCALDURAK_NO_MDNS", None)
+
+        def tables() -> dict[str, Any]:
+            out = subprocess.run(
+                lan.command(
+                    1, [sys.executable, "-m", "localdurak", "tables", "--json", "--timeout", "1.5"]
+                ),
+                capture_output=True,
+                text=True,
+                env=env,
+                timeout=30,
+                check=True,
+            )
+            (table,) = [t for t in json.loads(out.stdout) if t["name"] == "Namespace table"]
+            return dict(table)
+
+        before = tables()
+        assert before["seats"] == [0, 3] and before["state"] == "lobby"
+        assert before["fingerprint"] == listening["fingerprint"]
         clients = [
             start(
                 i,
@@ -76,6 +99,9 @@ def test_four_processes_in_four_namespaces_find_the_table_by_mdns_and_play(
             joined = c.event("joined", 30)
             assert joined["address"].startswith(netns.SUBNET)  # found by mDNS, not given
             assert joined["address"].endswith(f":{listening['port']}")
+        host.event("game_started", 30)
+        during = tables()  # the TXT record was updated in place as seats filled (lan.md)
+        assert during["seats"] == [3, 3] and during["state"] == "playing"
         over = host.event("game_over", 120)
         assert host.wait(30) == 0
         for c in clients:
