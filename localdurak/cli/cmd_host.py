@@ -54,7 +54,8 @@ def register(subparsers: Any) -> None:
 
 
 def _print(event: dict[str, Any]) -> None:
-    print(json.dumps(event, ensure_ascii=False), flush=True)
+    # Timing lines (benchmarks/net.py) carry their own time stamps: no flush per line.
+    print(json.dumps(event, ensure_ascii=False), flush=event.get("event") != "relay")
 
 
 def run(args: argparse.Namespace) -> int:

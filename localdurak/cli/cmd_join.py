@@ -45,6 +45,11 @@ def _print(event: dict[str, Any]) -> None:
     print(json.dumps(event, ensure_ascii=False), flush=True)
 
 
+def _print_late(event: dict[str, Any]) -> None:
+    """Timing lines (they carry their own time stamps): no flush per line."""
+    print(json.dumps(event, ensure_ascii=False))
+
+
 async def find(table: str | None, timeout: float) -> Address:
     """The first table whose name contains ``table`` (any table when None)."""
     async with TableBrowser() as browser:
@@ -107,7 +112,7 @@ async def _play(identity: Any, name: str, address: Address, args: argparse.Names
     if not args.bot:
         return await _play_person(session)
     if os.environ.get("LOCALDURAK_TRACE", "") not in ("", "0"):
-        session.trace = _print
+        session.trace = _print_late
     try:
         await session.start()
     except (ProtocolError, ConnectionError, OSError) as e:

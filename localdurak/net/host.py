@@ -240,16 +240,23 @@ class Peer:
     async def run_sender(self) -> None:
         while True:
             m = await self.outbox.get()
-            if m is None:
-                # Everything before it is sent: hang up (a refusal that closes, or leaving).
-                await self.channel.close()
-                return
+            batch: list[Message] = []
+            while m is not None:
+                batch.append(m)
+                if self.outbox.empty() or len(batch) >= 64:
+                    break
+                m = self.outbox.get_nowait()
             try:
-                await self.channel.send(m)
+                if batch:
+                    await self.channel.send_many(batch)
             except (ConnectionClosed, ProtocolError, OSError):
                 return
             except Exception:  # a LocalProtocolError is our bug: log it, drop the peer
-                log.exception("cannot send %s to %s", m.TYPE, self.name)
+                log.exception("cannot send to %s", self.name)
+                await self.channel.close()
+                return
+            if m is None:
+                # Everything before it is sent: hang up (a refusal that closes, or leaving).
                 await self.channel.close()
                 return
 
