@@ -1241,6 +1241,8 @@ def resume_table(
     the table's options and bots' keys from its state directory, every event again from its
     event log (through the same checks), each bot's saved seat; then it listens on the same
     port and the players' clients come back by themselves."""
+    if journal.suffix == ".json" and journal.with_suffix(".journal").exists():
+        journal = journal.with_suffix(".journal")  # the record's journal beside it
     head = read_journal(journal.read_text(encoding="utf-8"))
     table = head.get("table")
     if not isinstance(table, dict) or not isinstance(table.get("state"), str):
