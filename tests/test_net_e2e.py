@@ -83,6 +83,10 @@ def check_record(path: str) -> dict[str, Any]:
     # Every card accounted for: the deck the protocol dealt is the rules' deck, and the
     # replayed game ends with the hands empty but the durak's.
     assert sorted(record["deck"]) == sorted(str(c) for c in report.deck or ())
+    state = out["state"]
+    on_table = sum(1 for pair in state["table"] for c in pair if c is not None)
+    held = sum(len(h) for h in state["hands"])
+    assert held + state["discard"] + state["stock"] + on_table == len(record["deck"])
     return record
 
 

@@ -131,3 +131,33 @@ def test_R_S3_a_challenged_cheat_goes_back_to_the_hand_and_can_be_played_again()
         assert audit(g.record()).clean
         return
     raise AssertionError("no deal gave the defender a cheat to play")
+
+
+def test_a_host_that_forges_alters_or_replays_a_relayed_step_is_caught_by_the_seats() -> None:
+    """card-privacy.md promise 5: the host orders, it does not forge."""
+    g = MemoryGame(3, Rules(deck=24), seed=11)
+    g.deal()
+    game = g.host.game
+    assert game is not None and game.attacker is not None
+    att = g.seats[game.attacker]
+    view = att.view()
+    assert view is not None
+    action = next(a for a in view.legal if a.do is Do.ATTACK)
+    signed = att.act(action)
+    g.send(att.seat, [signed])
+    g.pump()
+    relayed = g.events[-1]
+    assert relayed.seat == att.seat and relayed.n == signed.n
+    witness = next(p for p in g.seats if p.seat != att.seat)
+    # Altered: another card in the same signed body.
+    body = [dict(m) for m in relayed.body]
+    body[0]["action"] = {**body[0]["action"], "cards": ["AS"]}
+    with pytest.raises(AuthFailed):
+        witness.receive(dataclasses.replace(relayed, seq=relayed.seq + 1, body=body))
+    # Forged: in another seat's name.
+    other = next(s for s in range(3) if s not in (att.seat, witness.seat))
+    with pytest.raises(AuthFailed):
+        witness.receive(dataclasses.replace(relayed, seq=relayed.seq + 1, seat=other))
+    # Replayed: the same step again.
+    with pytest.raises(Replayed):
+        witness.receive(dataclasses.replace(relayed, seq=relayed.seq + 1))
