@@ -237,3 +237,58 @@ async def test_the_network_session_is_a_table_session_for_the_terminal_client(
     assert s.names[1] == "Pat" and s.game_number == 2
     await s.close()
     assert s.connection is ConnectionState.CLOSED
+
+
+async def test_a_session_saved_at_an_earlier_table_of_the_same_host_starts_afresh(
+    tmp_path: Path,
+) -> None:
+    ident = load_or_create(tmp_path / "host")
+    me = load_or_create(tmp_path / "me")
+
+    def table(name: str) -> TableHost:
+        return TableHost(
+            ident,
+            HostOptions(
+                name=name,
+                seats=2,
+                bots=1,
+                rules=Rules(deck=24),
+                record_dir=tmp_path / name,
+                port=0,
+                advertise=False,
+                host="127.0.0.1",
+                hold=1,
+            ),
+        )
+
+    first = table("first")
+    await first.start()
+    run1 = asyncio.create_task(first.run())
+    s1 = ClientSession(
+        me, "Me", Address("127.0.0.1", first.port, ident.fingerprint), state_dir=tmp_path / "saved"
+    )
+    await s1.start()
+    await s1.set_ready(True)
+    while s1.game is None or not s1.game.hand_complete():
+        await asyncio.wait_for(s1.wait_changed(), 10)
+    s1.save()
+    assert s1._runner is not None and s1.channel is not None
+    s1._runner.cancel()  # the process dies: its saved seat stays on disk
+    await s1.channel.close()
+    await asyncio.wait_for(run1, 30)  # the seat forfeits after the hold; the table closes
+    assert first.results[0]["forfeit"] == 1
+    assert list((tmp_path / "saved").glob("*.session"))
+
+    second = table("second")
+    await second.start()
+    run2 = asyncio.create_task(second.run())
+    s2 = ClientSession(
+        me, "Me", Address("127.0.0.1", second.port, ident.fingerprint), state_dir=tmp_path / "saved"
+    )
+    await s2.start()
+    assert s2.game is None and s2.my_seat == 1  # the stale seat was dropped
+    bot = asyncio.create_task(play_as_bot(s2, "random"))
+    await asyncio.wait_for(run2, 60)
+    bot.cancel()
+    assert second.results and "forfeit" not in second.results[0]
+    await s2.close()

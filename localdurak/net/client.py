@@ -78,6 +78,7 @@ from localdurak.protocol.messages import (
     Resume,
     Snapshot,
     TableClosed,
+    TableState,
     message_from_wire,
 )
 from localdurak.protocol.privacy_audit import audit as audit_record
@@ -194,6 +195,7 @@ class ClientSession:
         self._series = SeriesScore()
         self._audit = AuditVerdict(AuditStatus.PENDING)
         self._step_of_id: dict[int, int] = {}
+        self._resume_id: int | None = None
         self.trace: Callable[[dict[str, Any]], None] | None = None
         """Timing lines for benchmarks/net.py (``LOCALDURAK_TRACE=1``)."""
         self._traced_deal: bytes | None = None
@@ -338,16 +340,36 @@ class ClientSession:
     async def _connect(self) -> None:
         a = self.address
         channel = await connect(a.host, a.port, fingerprint=a.fingerprint)
-        _, authed = await client_handshake(channel, self.identity, name=self.name, pin=self.pin)
+        welcome, authed = await client_handshake(
+            channel, self.identity, name=self.name, pin=self.pin
+        )
         if a.fingerprint is None:
             a.fingerprint = channel.peer_fingerprint
         self.channel = channel
+        if self.last_seq is not None and (
+            authed.seq < self.last_seq
+            or authed.seat != self.my_seat
+            or (
+                welcome.state is TableState.LOBBY
+                and self.game is not None
+                and self.game.result() is None
+            )
+        ):
+            # What we saved belongs to an earlier table of this host (or a game that ended
+            # without us): start afresh at this one.
+            self._reset()
         self.my_seat = authed.seat
         if self.last_seq is not None:
             channel.connection.last_seq = None
-            self._next_id = max(self._next_id, 1)
-            await channel.send(Resume(id=self._take_id(), last_seq=self.last_seq))
+            self._resume_id = self._take_id()
+            await channel.send(Resume(id=self._resume_id, last_seq=self.last_seq))
         await self._resend()
+
+    def _reset(self) -> None:
+        self.game = None
+        self.last_seq = None
+        self._pending = []
+        self._forget()
 
     def _take_id(self) -> int:
         i = self._next_id
@@ -463,6 +485,11 @@ class ClientSession:
     async def _handle(self, m: Message) -> None:
         if isinstance(m, Error):
             self.errors.append(m)
+            if m.re is not None and m.re == self._resume_id:
+                # The host cannot replay what we missed: start afresh (docs/protocol.md §7).
+                self._reset()
+                self._resume_id = None
+                return
         if isinstance(m, Ack | Error) and m.re is not None and m.re in self._step_of_id:
             # The host answered a signed step: relayed (an ack with its event) or refused (it
             # never will be): either way it is not sent again after a reconnect.  A step the
