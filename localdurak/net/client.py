@@ -196,6 +196,7 @@ class ClientSession:
         self._audit = AuditVerdict(AuditStatus.PENDING)
         self._step_of_id: dict[int, int] = {}
         self._resume_id: int | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
         self.trace: Callable[[dict[str, Any]], None] | None = None
         """Timing lines for benchmarks/net.py (``LOCALDURAK_TRACE=1``)."""
         self._traced_deal: bytes | None = None
@@ -569,7 +570,12 @@ class ClientSession:
             self.score = m.score
             self._series = self._series.add(m.result, len(m.score) or len(self.names))
             self._events.append(TableEvent(EventKind.GAME_OVER, result=m.result))
-            self._audit = self._own_audit()
+            self._audit = AuditVerdict(AuditStatus.PENDING)
+            if self.game is not None and self.game.keys_revealed:
+                # Off the event loop: the audit of a long game takes a while.
+                task = asyncio.get_running_loop().create_task(self._audit_later(self.game))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
             if m.forfeit is not None and self.game is not None and m.game == self.game.game_id:
                 return self.game.reveal_now()
             return []
@@ -620,10 +626,16 @@ class ClientSession:
             if s not in before.out:
                 self._events.append(TableEvent(EventKind.OUT, seat=s))
 
-    def _own_audit(self) -> AuditVerdict:
+    async def _audit_later(self, g: SeatGame) -> None:
+        verdict = await asyncio.to_thread(self._own_audit, g)
+        if self.game is g:
+            self._audit = verdict
+            self._notify()
+
+    @staticmethod
+    def _own_audit(g: SeatGame) -> AuditVerdict:
         """The client audits the game itself from the steps it saw, once every key is in."""
-        g = self.game
-        if g is None or not g.keys_revealed or not g.player.t.log:
+        if not g.keys_revealed or not g.player.t.log:
             return AuditVerdict(AuditStatus.PENDING)
         try:
             report = audit_record({"privacy": transcript_to_dict(g.setup, g.player.t.log, [])})
