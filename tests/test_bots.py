@@ -357,7 +357,7 @@ def test_R_T2_never_attacks_or_challenges_a_partner() -> None:
 
 def test_R_S2_normal_challenges_a_cheat_it_saw_and_never_a_legal_card() -> None:
     """Cheating mode: over many games no normal bot is marked for a false challenge (R-S4),
-    it catches cheats, and it cheats itself now and then against random bots."""
+    it catches cheats (not all: it notices 80%), and it cheats itself now and then."""
     caught = cheats = 0
     for seed in range(15):
         game, bots, _ = play({"cheating": True}, 3, ["normal", "normal", "random"], seed)
@@ -365,12 +365,16 @@ def test_R_S2_normal_challenges_a_cheat_it_saw_and_never_a_legal_card() -> None:
             assert was_cheat, f"seat {seat} challenged a legal card (seed {seed})"
             caught += 1
         cheats += sum(b.cheats for b in bots)
-    assert caught > 0 and cheats > 0
+    assert 0 < caught < cheats
+
+
+class Watcher(NormalBot):
+    NOTICE_RATE = 1.0
 
 
 def test_R_S2_challenges_an_opponents_false_cover() -> None:
     g = pos(["6H 7S 8S 9S TS JS", "7D 7H 8H AD KD QD", "9H TH JH QH KH AH"], 0, cheating=True)
-    watcher = NormalBot(random.Random(0))
+    watcher = Watcher(random.Random(0))
     watcher.choose(g.view(2))
     g.apply(Action.attack(0, C("6H")))
     watcher.choose(g.view(2))
@@ -380,7 +384,7 @@ def test_R_S2_challenges_an_opponents_false_cover() -> None:
 
 def test_R_S4_does_not_challenge_a_legal_cover() -> None:
     g = pos(["6H 7S 8S 9S TS JS", "7D 7H 8H AD KD QD", "9H TH JH QH KH AH"], 0, cheating=True)
-    watcher = NormalBot(random.Random(0))
+    watcher = Watcher(random.Random(0))
     watcher.choose(g.view(2))
     g.apply(Action.attack(0, C("6H")))
     watcher.choose(g.view(2))

@@ -178,6 +178,9 @@ class NormalBot:
 
     # How often the bot tries a cheat when one would help (cheating mode, R-S1).
     CHEAT_RATE: Final = 0.15
+    # How often it notices a card played against the rules (R-S5: noticing is the game; a
+    # bot that caught every cheat would leave people no chance).
+    NOTICE_RATE = 0.8
     # The price of covering against the price of taking (tuned on benchmarks/bots.py).
     EARLY_DIV = 12.0
     T_BASE = 3.0
@@ -287,12 +290,14 @@ class NormalBot:
                     ok = all(x % 13 == a % 13 for x in attack_cards)
                 else:
                     ok = a % 13 in prev_ranks
-                if not ok:
+                if not ok and self.rng.random() < self.NOTICE_RATE:
                     m.illegal.add(a)
             if cov is not None and new >> cov & 1:
                 if player is not None:
                     m.owner[cov] = player
-                if not beats(cov, a, v.trump, v.rules.japanese):
+                if not beats(cov, a, v.trump, v.rules.japanese) and (
+                    self.rng.random() < self.NOTICE_RATE
+                ):
                     m.illegal.add(cov)
 
     # --- card values ----------------------------------------------------------------
