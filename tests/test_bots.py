@@ -411,3 +411,17 @@ def test_a_spectator_or_a_seat_that_is_out_does_nothing() -> None:
     bot = NormalBot(random.Random(0))
     assert bot.choose(g.view(None)) is None
     assert bot.choose(g.view(1)) is None
+
+
+def test_a_bot_kept_for_a_series_forgets_the_last_game() -> None:
+    """R-F2 series: the same bot objects play game after game; memory starts afresh."""
+    rng = random.Random(3)
+    bots = [NormalBot(random.Random(1)), NormalBot(random.Random(2))]
+    previous = None
+    for _ in range(3):
+        rules = Rules()
+        game = Game.deal(rules, 2, rng.randrange(2), random_deck(rules, rng), previous=previous)
+        bots[0].choose(game.view(0))
+        assert bots[0].mem.discarded == 0 and bots[0].mem.discard_count == 0
+        previous = play_game(game, bots, rng)
+        assert bots[0].mem.discarded != 0  # it counted the discards of this game
