@@ -147,6 +147,7 @@ class _Memory:
     unseen_discards: int = 0
     """Discarded cards the bot did not see (it was not asked in between)."""
     table: int = 0
+    hand: int = 0
     table_pairs: tuple[tuple[Card, Card | None], ...] = ()
     counts: tuple[int, ...] = ()
     known: tuple[int, ...] = ()
@@ -224,13 +225,19 @@ class NormalBot:
         table = _table_mask(v)
         counts = tuple(s.count for s in v.others)
         known = tuple(_mask(s.known) for s in v.others)
+        hand = _mask(v.hand)
         if v.discard_count > m.discard_count:
-            # A bout ended in a defence: the cards the bot saw on the table that are in no
-            # hand now went to the discard pile; the rest of the increase it did not see.
-            visible = table | _mask(v.hand)
+            # A bout ended in a defence: the cards the bot saw (on the table, in its hand, known
+            # in a hand) that are nowhere now went to the discard pile — its own last cover
+            # too, which ends a bout at once (R-B10) and is never seen on the table; the rest
+            # of the increase it did not see.
+            visible = table | hand
+            before = m.table | m.hand
             for k in known:
                 visible |= k
-            gone = m.table & ~visible & ~m.discarded
+            for k in m.known:
+                before |= k
+            gone = before & ~visible & ~m.discarded
             m.discarded |= gone
             m.unseen_discards += v.discard_count - m.discard_count - gone.bit_count()
         if v.bout != m.bout:
@@ -246,6 +253,7 @@ class NormalBot:
         m.table_pairs = v.table
         m.counts = counts
         m.known = known
+        m.hand = hand
         m.defender = v.defender
         m.bout = v.bout
         m.stock = v.stock_count
