@@ -19,14 +19,21 @@ import time
 
 
 def once(tmux: str, home: str, seed: int) -> float:
-    name = f"ld-start-{os.getpid()}-{seed}"
+    # A private tmux server per run (-L): nobody else's sessions, a fresh server each time.
+    socket = f"ld-start-{os.getpid()}-{seed}"
+    name = "client"
     cmd = f"LOCALDURAK_HOME={home} {sys.executable} -m localdurak play --seed {seed}; sleep 30"
     start = time.monotonic()
-    subprocess.run([tmux, "new-session", "-d", "-s", name, "-x", "80", "-y", "24", cmd], check=True)
+    subprocess.run(
+        [tmux, "-L", socket, "new-session", "-d", "-s", name, "-x", "80", "-y", "24", cmd],
+        check=True,
+    )
     try:
         while True:
             screen = subprocess.run(
-                [tmux, "capture-pane", "-p", "-t", name], capture_output=True, text=True
+                [tmux, "-L", socket, "capture-pane", "-p", "-t", name],
+                capture_output=True,
+                text=True,
             ).stdout
             if "▶" in screen:
                 return time.monotonic() - start
@@ -34,7 +41,7 @@ def once(tmux: str, home: str, seed: int) -> float:
                 raise RuntimeError("no first screen within 20 s")
             time.sleep(0.005)
     finally:
-        subprocess.run([tmux, "kill-session", "-t", name], capture_output=True)
+        subprocess.run([tmux, "-L", socket, "kill-server"], capture_output=True)
 
 
 def main() -> int:

@@ -20,9 +20,13 @@ ROOT = Path(__file__).parent.parent
 pytestmark = pytest.mark.skipif(not Path(TMUX).exists(), reason="tmux is not installed")
 
 
+SOCKET = f"localdurak-test-{os.getpid()}"
+"""A private tmux server (-L), so that other tmux users on the machine never race ours."""
+
+
 def _tmux(*args: str) -> str:
     return subprocess.run(
-        [TMUX, *args], check=True, capture_output=True, text=True, timeout=10
+        [TMUX, "-L", SOCKET, *args], check=True, capture_output=True, text=True, timeout=10
     ).stdout
 
 
@@ -30,7 +34,8 @@ def _tmux(*args: str) -> str:
 def terminal(tmp_path: Path) -> Iterator[tuple[str, Callable[[], str]]]:
     name = f"localdurak-test-{os.getpid()}"
     yield name, lambda: _tmux("capture-pane", "-p", "-t", name)
-    subprocess.run([TMUX, "kill-session", "-t", name], capture_output=True, timeout=10)
+    # Only our private server: it holds only this test's session.
+    subprocess.run([TMUX, "-L", SOCKET, "kill-server"], capture_output=True, timeout=10)
 
 
 def _wait(capture: Callable[[], str], text: str, timeout: float = 10.0) -> str:
