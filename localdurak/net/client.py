@@ -635,7 +635,7 @@ class ClientSession:
     @staticmethod
     def _own_audit(g: SeatGame) -> AuditVerdict:
         """The client audits the game itself from the steps it saw, once every key is in."""
-        if not g.keys_revealed or not g.player.t.log:
+        if not g.keys_revealed or not g.log_complete or not g.player.t.log:
             return AuditVerdict(AuditStatus.PENDING)
         try:
             report = audit_record({"privacy": transcript_to_dict(g.setup, g.player.t.log, [])})

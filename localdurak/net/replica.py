@@ -276,6 +276,8 @@ class SeatGame:
         self._pending_draws: list[Card] = []
         self.revealed = False
         self.keys_revealed = False
+        self.log_complete = True
+        """Whether ``player.t.log`` holds every step of the game (not after a restart)."""
         self.changed = False
         """Set whenever the public state changed (for the session to wake its player)."""
 
@@ -452,13 +454,19 @@ class SeatGame:
         """Everything but the signing key, for the client's file (0600, data dir)."""
         # The seat's copy of the privacy log is never read again (the host's transcript is the
         # record); leaving it out makes saving several times cheaper.
+        # Nor is the seat engine's action log (the host's journal is the record).
         signer, self.signer = self.signer, None  # type: ignore[assignment]
         log, self.player.t.log = self.player.t.log, []
+        actions: list[Action] = []
+        if self.game is not None:
+            actions, self.game.log = self.game.log, []
         try:
             return pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL)
         finally:
             self.signer = signer
             self.player.t.log = log
+            if self.game is not None:
+                self.game.log = actions
 
     @staticmethod
     def thaw(data: bytes, signer: Signer) -> SeatGame:
@@ -466,6 +474,7 @@ class SeatGame:
         if not isinstance(seat, SeatGame):
             raise ValueError("not a saved seat")
         seat.signer = signer
+        seat.log_complete = False  # the privacy log was not saved: no audit of our own
         return seat
 
 
