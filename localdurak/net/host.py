@@ -406,7 +406,11 @@ class TableHost:
     async def close(self, reason: str = "the host closed the table") -> None:
         if self.state is not TableState.CLOSED:
             self.state = TableState.CLOSED
-            self._emit(TableClosed(seq=self._next_seq(), reason=reason))
+            closed = TableClosed(seq=self._next_seq(), reason=reason)
+            self._emit(closed)
+            for slot in self.seats:
+                if slot.peer is not None and not slot.peer.synced:
+                    slot.peer.push(closed)  # even one that never resumed hears it
         peers = [s.peer for s in self.seats if s.peer is not None]
         for p in peers:
             p.outbox.put_nowait(None)
@@ -554,7 +558,9 @@ class TableHost:
                 slot.peer.outbox.put_nowait(None)
             slot.peer = peer
             if slot.away_since is not None:
-                self._back(seat)
+                # Back only once it resumes: a client that lost its saved seat cannot play
+                # it (the privacy key is gone), and the seat must still forfeit in time.
+                pass
             else:
                 self.on_event({"event": "seated", "seat": seat, "name": slot.name})
                 peer.synced = True
@@ -1062,15 +1068,19 @@ class TableHost:
         """Send a returning player what he missed, then live events (docs/protocol.md §7)."""
         seat = peer.seat
         assert seat is not None
-        if m.last_seq >= self.first_seq - 1 and m.last_seq <= self.seq:
-            for ev in self.events[m.last_seq - self.first_seq + 1 :]:
-                peer.push(ev)
-        else:
-            raise Unavailable("the events you missed are too old: join the table again")
+        if not self.first_seq - 1 <= m.last_seq <= self.seq:
+            # A fresh start for it: the lobby now, live events after (no snapshot of a game
+            # it cannot play without its saved seat).
+            peer.synced = True
+            self._broadcast_lobby()
+            raise Unavailable("the events you missed are not here: you start afresh")
+        for ev in self.events[m.last_seq - self.first_seq + 1 :]:
+            peer.push(ev)
         peer.push(Ack(re=m.id, seq=self.seq))
         peer.synced = True
-        if self.seats[seat].away_since is not None or True:
-            self._emit(Presence(seq=self._next_seq(), seat=seat, connected=True, hold=0))
+        if self.seats[seat].away_since is not None:
+            self._back(seat)
+        self._emit(Presence(seq=self._next_seq(), seat=seat, connected=True, hold=0))
 
     # --- persistence --------------------------------------------------------------------------
 
