@@ -328,6 +328,7 @@ class TableHost:
         self._ending: int | None = None
         self._releasing = False
         self._held = 0
+        self._handlers: set[asyncio.Task[Any]] = set()
         """The seat that forfeited, while the others reveal their keys."""
         self._reveal_timer: asyncio.TimerHandle | None = None
         self._bot_wait: asyncio.TimerHandle | None = None
@@ -421,6 +422,11 @@ class TableHost:
                         await asyncio.wait_for(t, 2)
         for p in peers:
             await p.channel.close()
+        # Let the connections' handlers end by themselves (a handler cancelled at exit is
+        # reported by asyncio as an error).
+        handlers = [t for t in self._handlers if t is not asyncio.current_task()]
+        if handlers:
+            await asyncio.wait(handlers, timeout=3)
         if self.advertiser is not None:
             await self.advertiser.close()
             self.advertiser = None
@@ -459,6 +465,10 @@ class TableHost:
         return any(s.key == key and s.kind is SeatKind.HUMAN for s in self.seats)
 
     async def _on_channel(self, channel: Channel) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._handlers.add(task)
+            task.add_done_callback(self._handlers.discard)
         peer_box: list[Peer] = []
 
         async def admit(ch: Channel, auth: Auth) -> Authed:
