@@ -992,6 +992,10 @@ class Game:
         self.log.append(action)
         if do is _ATTACK:
             hands, att, cov = self._hands, self._att, self._cov
+            # R-S1/R-S4: in a throw-in each card is judged on its own (a card of a rank on
+            # the table is a legal card, even beside a cheat); an opening (no rank on the
+            # table yet) as a whole.
+            ranks = self._rank_cards
             for c in action.cards:
                 c = CARDS[c]  # a plain int index becomes the Card
                 b = 1 << c
@@ -1003,7 +1007,7 @@ class Game:
                 self._table_mask |= b
                 self._rank_cards |= RANK_MASK[c % 13]
                 if self._cheating:
-                    self._info[c] = (seat, len(self._snaps) - 1, cheat)
+                    self._info[c] = (seat, len(self._snaps) - 1, cheat and not ranks >> c & 1)
                 att.append(c)
                 cov.append(None)
             self._uncovered += len(action.cards)
