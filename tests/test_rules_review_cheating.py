@@ -101,3 +101,15 @@ def test_R_S3_an_opening_of_several_ranks_is_a_cheat_as_a_whole() -> None:
     play(g, "0 attack 6S 7S")
     play(g, "1 challenge 6S")
     assert g.table == [] and g.marked == [0] and g.attacker == 0
+
+
+def test_R_S2_any_other_player_may_challenge_a_card_already_found_honest() -> None:
+    g = three()
+    play(g, "0 attack 6S", "1 challenge 6S")
+    assert g.marked == [1]
+    # seat 2 has not challenged 6S: R-S2 lets him; R-S4 marks him
+    assert any(a.do is Do.CHALLENGE and a.card == C("6S") for a in g.legal_actions(2))
+    play(g, "2 challenge 6S")
+    assert g.marked == [1, 2] and g.table == [(C("6S"), None)]
+    # the same player again changes nothing: refused (reading)
+    refused(g, "1 challenge 6S", "R-S4", "already")
