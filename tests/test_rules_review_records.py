@@ -177,6 +177,10 @@ def test_records_duren_leads_listed_sorted() -> None:
         (json.dumps(record([{"seat": 0, "do": "cover", "card": "JS"}])), "on"),
         (json.dumps(record([a(0, "attack", "1S")])), "1S"),
         (json.dumps(record([], dealer=3)), "dealer"),
+        (
+            json.dumps(record([], rules={"variant": "duren", "next_first_attack": "from_durak"})),
+            "next_first_attack",
+        ),
     ],
 )
 def test_records_not_a_valid_record_exit_2(text: str, says: str, tmp_path: Path) -> None:
