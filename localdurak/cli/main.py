@@ -14,30 +14,49 @@ from collections.abc import Callable, Sequence
 
 # Modules that provide subcommands, in the order `--help` lists them.
 COMMAND_MODULES: tuple[str, ...] = (
+    "play",
     "tables",
     "replay",
     "audit",
+    "rules",
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; ``only``: register just these subcommands (a faster start)."""
     parser = argparse.ArgumentParser(
         prog="localdurak",
         description="Durak for friends on a local network.",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    for name in COMMAND_MODULES if only is None else only:
         module = importlib.import_module(f"localdurak.cli.cmd_{name}")
         module.register(subparsers)
     return parser
 
 
+def _only(argv: Sequence[str]) -> list[str] | None:
+    """The one subcommand ``argv`` names, so that only its module is imported (the first
+    screen must come in under a second, issue 5; `--help` and mistakes get every module)."""
+    if any(a in ("-h", "--help") for a in argv):
+        return None
+    words = [a for a in argv if not a.startswith("-")]
+    if not words:
+        return [] if not argv or all(a.startswith("--") for a in argv) else None
+    return [words[0]] if words[0] in COMMAND_MODULES and words[0] == argv[0] else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_only(args_list))
+    # The lobby's own options, for `localdurak` with no subcommand.
+    parser.add_argument("--name", help="your name at the table (remembered)")
+    parser.add_argument("--ascii", action="store_true", help="letters instead of suit symbols")
+    parser.add_argument("--lang", help="language: en, ru (default: from LANG)")
+    args = parser.parse_args(args_list)
     func: Callable[[argparse.Namespace], int] | None = getattr(args, "func", None)
     if func is None:
-        # No subcommand: the lobby (issue 5). Until it exists, the help.
-        parser.print_help(sys.stdout)
-        return 0
+        from localdurak.cli.cmd_lobby import run_lobby
+
+        return run_lobby(args)
     return func(args)

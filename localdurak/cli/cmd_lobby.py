@@ -1,0 +1,24 @@
+"""``localdurak`` with no subcommand: the lobby (cli.md)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+
+from localdurak.cli import settings
+
+
+def run_lobby(args: argparse.Namespace) -> int:
+    from localdurak.cli.cmd_play import setup_language
+
+    if not setup_language(args):
+        return 2
+    return asyncio.run(_lobby(settings.player_name(args.name), args.ascii))
+
+
+async def _lobby(name: str, ascii_only: bool) -> int:
+    from localdurak.cli.app import DurakApp
+    from localdurak.cli.lobby import Lobby
+
+    app = DurakApp(lobby=Lobby(name), ascii_only=ascii_only)
+    return await app.run_async()

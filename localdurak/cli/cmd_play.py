@@ -1,0 +1,98 @@
+"""``localdurak play [--bots K] [rules options] [--name N] [--ascii] [--lang L]``: an offline
+game on this laptop against K bots (cli.md)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import sys
+from typing import Any
+
+from localdurak.cli import i18n, settings
+from localdurak.cli.options import add_rules_options, rules_from_args
+from localdurak.game.rules import RulesError
+
+
+def add_client_options(parser: argparse.ArgumentParser) -> None:
+    """The options every screen of the client takes."""
+    parser.add_argument("--name", help="your name at the table (remembered)")
+    parser.add_argument(
+        "--ascii", action="store_true", help="letters instead of suit symbols and box lines"
+    )
+    parser.add_argument("--lang", help="language: en, ru (default: from LANG)")
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "play",
+        help="an offline game on this laptop against bots",
+        description="Play Durak on this laptop against 1 to 5 bots.",
+    )
+    p.add_argument("--bots", type=int, default=None, metavar="K", help="bots, 1..5 (default 2)")
+    p.add_argument(
+        "--level", choices=("random", "normal"), default="normal", help="the bots' level"
+    )
+    p.add_argument("--seed", type=int, default=None, help="shuffle with this seed (replays)")
+    p.add_argument(
+        "--speed", type=float, default=0.7, metavar="S", help="seconds between bot moves"
+    )
+    add_client_options(p)
+    add_rules_options(p)
+    p.set_defaults(func=run)
+
+
+def setup_language(args: argparse.Namespace) -> bool:
+    try:
+        i18n.set_language(i18n.pick(args.lang))
+    except i18n.CatalogError as e:
+        print(f"localdurak: {e}", file=sys.stderr)
+        return False
+    return True
+
+
+def run(args: argparse.Namespace) -> int:
+    if not setup_language(args):
+        return 2
+    bots = args.bots
+    if bots is None:
+        bots = 2 if args.seats is None else args.seats - 1
+    elif args.seats is not None and args.seats != bots + 1:
+        print(
+            f"localdurak play: --seats {args.seats} and --bots {bots} disagree "
+            f"(you and {bots} bots make {bots + 1} players)",
+            file=sys.stderr,
+        )
+        return 2
+    if not 1 <= bots <= 5:
+        print("localdurak play: --bots must be 1..5", file=sys.stderr)
+        return 2
+    try:
+        rules = rules_from_args(args)
+        rules.check_seats(bots + 1)
+    except RulesError as e:
+        print(f"localdurak play: {e}", file=sys.stderr)
+        return 2
+    from localdurak.net.local import BOT_NAMES
+
+    name = settings.player_name(args.name)
+    rng = random.Random(args.seed)
+    names = [name, *BOT_NAMES[:bots]]
+    return asyncio.run(_play(rules, names, rng, args))
+
+
+async def _play(rules: Any, names: list[str], rng: random.Random, args: argparse.Namespace) -> int:
+    from localdurak.cli.app import DurakApp
+    from localdurak.net.local import LocalTable
+
+    table = LocalTable(
+        rules,
+        names,
+        rng=rng,
+        bot_level=args.level,
+        delay=max(0.0, args.speed),
+        table_name=i18n._("Offline table"),
+    )
+    async with table:
+        app = DurakApp(session=table, ascii_only=args.ascii)
+        return await app.run_async()

@@ -1,0 +1,101 @@
+"""``localdurak rules [VARIANT]``: the rules, in the player's language (cli.md)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from typing import Any
+
+from localdurak.cli.i18n import _
+from localdurak.cli.words import glossary
+from localdurak.game.rules import Variant
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("rules", help="the rules of the game", description="Print the rules.")
+    p.add_argument(
+        "variant",
+        nargs="?",
+        choices=[v.value for v in Variant],
+        default=None,
+        help="one variant (default: all)",
+    )
+    p.add_argument("--lang", help="language: en, ru (default: from LANG)")
+    p.set_defaults(func=run)
+
+
+def common() -> list[str]:
+    return [
+        _(
+            "Durak is played by 2 to 6 players with 36 cards (6 to ace; 24 or 52 on request). "
+            "The aim: do not be the last one holding cards — that player is the durak, the fool."
+        ),
+        _(
+            "Each player gets 6 cards. The next card is turned face up under the stock: its suit "
+            "is trump (Kozyr) for the whole game, and it is the last card drawn."
+        ),
+        _(
+            "The player with the lowest trump attacks first; in later games the first attack "
+            "goes at the previous durak. Attacks always go to the left."
+        ),
+        _(
+            "The defender beats each attack card with a higher card of the same suit, or with any "
+            "trump if the attack card is not a trump; a trump is beaten only by a higher trump."
+        ),
+        _(
+            "If he beats every card and nobody adds more, the cards go to the discard pile "
+            "(Bito) and he attacks next. If he cannot or will not, he takes every card on the "
+            "table (Beru) and the player on his left attacks next."
+        ),
+        _(
+            "After each bout everyone draws back up to 6 cards, the attacker first and the "
+            "defender last. When the stock is empty, a player with no cards is out and safe."
+        ),
+    ]
+
+
+def variant_text(v: Variant) -> list[str]:
+    if v is Variant.PODKIDNOY:
+        return [
+            _(
+                "Podkidnoy (throw-in): every attacker may throw in cards of a rank already on "
+                "the table — at most 6 attack cards (5 until the first successful defence), and "
+                "never more uncovered cards than the defender holds."
+            ),
+        ]
+    if v is Variant.PEREVODNOY:
+        return [
+            _(
+                "Perevodnoy (transfer): as podkidnoy, and while no attack card is covered the "
+                "defender may add a card of the same rank and pass the whole attack on to the "
+                "next player, who must hold enough cards to cover them all."
+            ),
+        ]
+    return [
+        _(
+            "Dureń (Polish): 5 cards each. The attacker leads one card, a pair (same rank and "
+            "colour) with perhaps one more card, or two pairs with perhaps one more — at most 5. "
+            "Nobody throws in. The defender covers all or takes all and loses his turn."
+        ),
+    ]
+
+
+def run(args: argparse.Namespace) -> int:
+    from localdurak.cli.cmd_play import setup_language
+
+    if not setup_language(args):
+        return 2
+    width = 78
+    paragraphs = common()
+    variants = [Variant(args.variant)] if args.variant else list(Variant)
+    for v in variants:
+        paragraphs += variant_text(v)
+    out: list[str] = [_("The rules of Durak"), ""]
+    for p in paragraphs:
+        out += [*textwrap.wrap(p, width), ""]
+    out.append(_("Glossary"))
+    for word, meaning in glossary():
+        out.append(f"  {word} — {meaning}")
+    sys.stdout.write("\n".join(out) + "\n")
+    return 0

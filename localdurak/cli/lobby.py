@@ -1,0 +1,495 @@
+"""The lobby (``localdurak`` with no arguments): the tables on the network, live; a form to
+host a table with every option of rules.md section O; play against bots; enter an address;
+your name.
+
+Tables come from a `TableSource`.  `default_source` uses the mDNS browser of
+`localdurak.net.discovery` when that module is present, and otherwise an empty source that
+says why.  Hosting and joining over the network need the session layer (issue 4), which is
+not built yet: the lobby says so instead of failing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from prompt_toolkit.document import Document
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import HSplit, Window
+from prompt_toolkit.layout.containers import AnyContainer
+from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.widgets import TextArea
+
+from localdurak.cli import settings
+from localdurak.cli.i18n import _
+from localdurak.cli.table import pad
+from localdurak.game.rules import (
+    OPTION_NAMES,
+    DurenLeads,
+    NextFirstAttack,
+    Rules,
+    RulesError,
+    Teams,
+    ThrowIn,
+    ThrowInOrder,
+    Tie,
+    Variant,
+)
+from localdurak.net.local import BOT_NAMES, LocalTable
+
+if TYPE_CHECKING:
+    from localdurak.cli.app import DurakApp
+
+
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    """A table found on the network, as the lobby lists it."""
+
+    name: str
+    where: str
+    seats_taken: int
+    seats_total: int
+    rules: str
+    state: str
+
+
+class TableSource(Protocol):
+    """Where the lobby's list comes from."""
+
+    note: str
+    """Why the list may be empty (or why looking is impossible here)."""
+
+    def tables(self) -> list[TableRow]: ...
+
+    async def run(self, on_change: Callable[[], None]) -> None:
+        """Keep the list up to date, calling ``on_change`` after each change, until
+        cancelled."""
+        ...
+
+
+class NoTables:
+    """An empty list: nothing looks for tables (tests, or no discovery module)."""
+
+    def __init__(self, note: str = "") -> None:
+        self.note = note
+
+    def tables(self) -> list[TableRow]:
+        return []
+
+    async def run(self, on_change: Callable[[], None]) -> None:
+        await asyncio.Event().wait()
+
+
+class MdnsTables:
+    """The live list of `localdurak.net.discovery.TableBrowser` (imported when the lobby
+    starts looking, so that the first screen does not wait for zeroconf)."""
+
+    def __init__(self, browser_factory: Callable[[], Any] | None = None) -> None:
+        self._factory = browser_factory
+        self._rows: list[TableRow] = []
+        self.note = ""
+
+    def tables(self) -> list[TableRow]:
+        return self._rows
+
+    async def run(self, on_change: Callable[[], None]) -> None:
+        factory = self._factory
+        if factory is None:
+            from localdurak.net.discovery import TableBrowser
+
+            factory = TableBrowser
+        try:
+            async with factory() as browser:
+                async for infos in browser.updates():
+                    self._rows = [_row(t) for t in infos]
+                    on_change()
+        except OSError as e:  # DiscoveryUnavailable is an OSError: say why, keep the lobby
+            self.note = str(e)
+            self._rows = []
+            on_change()
+            await asyncio.Event().wait()
+
+
+def _row(t: Any) -> TableRow:
+    where = f"{t.addresses[0]}:{t.port}" if t.addresses else ""
+    state = t.state.value if t.compatible else _("needs another version")
+    return TableRow(t.name, where, t.seats_taken, t.seats_total, t.rules, state)
+
+
+def default_source() -> TableSource:
+    return MdnsTables()
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    key: str
+    values: tuple[Any, ...]
+
+
+def _enum(kind: Any) -> tuple[Any, ...]:
+    return tuple(v.value for v in kind)
+
+
+FIELDS: tuple[Field, ...] = (
+    Field("seats", (2, 3, 4, 5, 6)),
+    Field("variant", _enum(Variant)),
+    Field("deck", (36, 24, 52)),
+    Field("hand_size", (0, 6, 5)),
+    Field("teams", _enum(Teams)),
+    Field("throw_in", _enum(ThrowIn)),
+    Field("throw_in_order", _enum(ThrowInOrder)),
+    Field("first_bout_five", (True, False)),
+    Field("trump_show", (False, True)),
+    Field("transfer_first_bout", (True, False)),
+    Field("cheating", (False, True)),
+    Field("japanese", (False, True)),
+    Field("tie", _enum(Tie)),
+    Field("next_first_attack", _enum(NextFirstAttack)),
+    Field("duren_leads", _enum(DurenLeads)),
+    Field("partial_defence", (False, True)),
+)
+assert {f.key for f in FIELDS} - {"seats"} == set(OPTION_NAMES)
+
+
+class HostForm:
+    """Every option of rules.md section O with its default; the impossible combinations
+    explained by `Rules` and `Rules.check_seats` themselves."""
+
+    def __init__(self) -> None:
+        self.index = 0
+        self.values: dict[str, Any] = {f.key: f.values[0] for f in FIELDS}
+        self.values["seats"] = 3
+
+    def cycle(self, step: int) -> None:
+        f = FIELDS[self.index]
+        i = f.values.index(self.values[f.key])
+        self.values[f.key] = f.values[(i + step) % len(f.values)]
+
+    def rules(self) -> Rules:
+        """The rules chosen; raises `RulesError` with the reason."""
+        opts = {k: v for k, v in self.values.items() if k != "seats"}
+        rules = Rules(**opts)
+        rules.check_seats(self.values["seats"])
+        return rules
+
+    def error(self) -> str:
+        try:
+            self.rules()
+        except RulesError as e:
+            return str(e)
+        return ""
+
+    def lines(self, width: int) -> StyleAndTextTuples:
+        out: StyleAndTextTuples = []
+        for i, f in enumerate(FIELDS):
+            value = self.values[f.key]
+            shown = _("default") if f.key == "hand_size" and value == 0 else _value(value)
+            style = "class:lobby-selected" if i == self.index else "class:field"
+            mark = "▶" if i == self.index else " "
+            out.append((style, pad(f"{mark} {f.key.replace('_', ' ')}", 24)))
+            out.append(("class:field-value", f" ‹ {shown} ›"))
+            out.append(("", "\n"))
+        return out
+
+
+def _value(v: Any) -> str:
+    if v is True:
+        return _("yes")
+    if v is False:
+        return _("no")
+    return str(v)
+
+
+class Lobby:
+    """The lobby's state and screens; `DurakApp` shows them while no table is open."""
+
+    def __init__(self, name: str, source: TableSource | None = None, *, bot_delay: float = 0.7):
+        self.name = name
+        self.source = source if source is not None else default_source()
+        self.bot_delay = bot_delay
+        self.screen = "lobby"
+        self.selected = 0
+        self.message = ""
+        self.form = HostForm()
+        self.app: DurakApp | None = None
+        self._containers: dict[str, AnyContainer] = {}
+        self._task: asyncio.Task[None] | None = None
+        self.address = TextArea(
+            multiline=False, prompt="  HOST:PORT  ", accept_handler=self._address
+        )
+        self.name_input = TextArea(multiline=False, prompt="  ", accept_handler=self._name)
+
+    def attach(self, app: DurakApp) -> None:
+        self.app = app
+
+    def start(self) -> None:
+        app = self.app
+        assert app is not None
+        self._task = asyncio.get_running_loop().create_task(
+            self.source.run(app.application.invalidate)
+        )
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+            self._task = None
+
+    # --- screens ------------------------------------------------------------------------
+
+    def container(self) -> AnyContainer:
+        if not self._containers:
+            self._build()
+        return self._containers[self.screen]
+
+    def _build(self) -> None:
+        app = self.app
+        assert app is not None
+        host = Window(FormattedTextControl(app.text(self._host_text)), wrap_lines=False)
+        lobby = Window(FormattedTextControl(app.text(self._lobby_text)), wrap_lines=False)
+        self._containers = {
+            "lobby": app.frame(lobby, lambda: "Local Durak"),
+            "host": app.frame(host, lambda: _("Host a table")),
+        }
+        for screen, field in (("address", self.address), ("name", self.name_input)):
+            head = Window(FormattedTextControl(app.text(self._input_text)), height=3)
+            self._containers[screen] = app.frame(
+                HSplit([head, field, Window()]), lambda: "Local Durak"
+            )
+
+    def show(self, screen: str) -> None:
+        """Switch to ``screen``; a form's text field gets the keyboard."""
+        self.screen = screen
+        app = self.app
+        assert app is not None
+        field = {"address": self.address, "name": self.name_input}.get(screen)
+        if field is not None:
+            app.application.layout.focus(field)
+
+    def _lobby_text(self) -> StyleAndTextTuples:
+        app = self.app
+        assert app is not None
+        w = app.width()
+        out: StyleAndTextTuples = [("class:heading", " " + _("Tables on this network")), ("", "\n")]
+        rows = self.source.tables()
+        arrow = ">" if app.ascii_only else "▶"
+        if not rows:
+            out.append(("class:dim", "   " + _("No tables found yet.")))
+            out.append(("", "\n"))
+            note = self.source.note or _(
+                "If a friend is hosting: Wi-Fi client isolation, a VPN or a firewall can hide "
+                "tables — press a to enter the address the host's screen shows."
+            )
+            out += _wrap(note, w - 4, "class:dim", "   ")
+        for i, r in enumerate(rows):
+            mark = arrow if i == self.selected else " "
+            seats = _("{a}/{b} seats").format(a=r.seats_taken, b=r.seats_total)
+            text = (
+                f" {mark} {pad(r.name, 18)} {pad(r.where, 22)} {pad(seats, 10)} "
+                f"{pad(r.rules, 14)} {r.state}"
+            )
+            style = "class:lobby-selected" if i == self.selected else "class:lobby-row"
+            out += [(style, pad(text, w)), ("", "\n")]
+        out.append(("", "\n"))
+        keys = [
+            ("h", _("host a table")),
+            ("b", _("play against bots")),
+            ("a", _("enter an address")),
+        ]
+        out.append(("", "  "))
+        for k, word in keys:
+            out += [("class:key", k), ("", f" {word}     ")]
+        out.append(("", "\n  "))
+        out += [("class:key", "n"), ("", " " + _("your name") + "     ")]
+        out += [("class:key", "?"), ("", " " + _("help") + "     ")]
+        out += [("class:key", "q"), ("", " " + _("quit"))]
+        out.append(("", "\n\n"))
+        out += [("class:label", "  " + _("Your name: ")), ("class:name", self.name), ("", "\n\n")]
+        if self.message:
+            out += _wrap(self.message, w - 4, "class:status-error", "  ")
+        return out
+
+    def _host_text(self) -> StyleAndTextTuples:
+        app = self.app
+        assert app is not None
+        w = app.width()
+        out: StyleAndTextTuples = [
+            (
+                "class:label",
+                "  " + _("↑↓ choose · ←→ change · Enter host · b play with bots · Esc back"),
+            ),
+            ("", "\n"),
+        ]
+        out += self.form.lines(w)
+        err = self.form.error()
+        if err:
+            out += _wrap(err, w - 4, "class:error", "  ")
+        elif self.message:
+            out += _wrap(self.message, w - 4, "class:status-error", "  ")
+        return out
+
+    def _input_text(self) -> StyleAndTextTuples:
+        if self.screen == "address":
+            text = _("The host's address and port (its screen shows them). Enter joins, Esc back.")
+        else:
+            text = _("Your name at the table. Enter keeps it, Esc back.")
+        return [("", "\n"), ("class:heading", "  " + text)]
+
+    # --- actions ------------------------------------------------------------------------------
+
+    def _address(self, buffer: Any) -> bool:
+        text = self.address.text.strip()
+        self.show("lobby")
+        self.message = _(
+            "Joining {address}: playing over the network is not in this version yet — "
+            "press b to play against bots on this laptop."
+        ).format(address=text or "?")
+        return False
+
+    def _name(self, buffer: Any) -> bool:
+        name = settings.clean_name(self.name_input.text)
+        if name:
+            self.name = name
+            settings.save(name=name)
+        self.show("lobby")
+        return False
+
+    def play_offline(self, rules: Rules | None = None, seats: int = 3) -> None:
+        app = self.app
+        assert app is not None
+        rules = rules or Rules()
+        names = [self.name, *BOT_NAMES[: seats - 1]]
+        table = LocalTable(
+            rules, names, rng=random.Random(), delay=self.bot_delay, table_name=_("Offline table")
+        )
+        app.open_table(table)
+        table.start()
+
+    def key_bindings(self) -> KeyBindings:
+        kb = KeyBindings()
+        lobby = Condition(lambda: self.app is not None and self.app.screen == "lobby")
+        host = Condition(lambda: self.app is not None and self.app.screen == "host")
+        typing = Condition(lambda: self.app is not None and self.app.screen in ("address", "name"))
+
+        @kb.add("up", filter=lobby)
+        def _up(event: KeyPressEvent) -> None:
+            """Select the table above."""
+            self.selected = max(0, self.selected - 1)
+
+        @kb.add("down", filter=lobby)
+        def _down(event: KeyPressEvent) -> None:
+            """Select the table below."""
+            self.selected = min(max(0, len(self.source.tables()) - 1), self.selected + 1)
+
+        @kb.add("enter", filter=lobby)
+        def _join(event: KeyPressEvent) -> None:
+            """Join the selected table."""
+            rows = self.source.tables()
+            if not rows:
+                self.message = _("No table to join yet: h hosts one, b plays against bots.")
+                return
+            self.message = _(
+                "Joining {name}: playing over the network is not in this version yet — "
+                "press b to play against bots on this laptop."
+            ).format(name=rows[self.selected].name)
+
+        @kb.add("h", filter=lobby)
+        def _host(event: KeyPressEvent) -> None:
+            """Open the form to host a table."""
+            self.show("host")
+            self.message = ""
+
+        @kb.add("b", filter=lobby)
+        def _bots(event: KeyPressEvent) -> None:
+            """Play against two bots on this laptop."""
+            self.play_offline()
+
+        @kb.add("a", filter=lobby)
+        def _addr(event: KeyPressEvent) -> None:
+            """Enter a host's address."""
+            self.show("address")
+
+        @kb.add("n", filter=lobby)
+        def _rename(event: KeyPressEvent) -> None:
+            """Change your name."""
+            # The name to edit, with the cursor after it.
+            self.name_input.buffer.document = Document(self.name, len(self.name))
+            self.show("name")
+
+        @kb.add("?", filter=lobby)
+        def _help(event: KeyPressEvent) -> None:
+            """Show the keys and the glossary."""
+            assert self.app is not None
+            self.app.ui.show_help = True
+
+        @kb.add("q", filter=lobby)
+        def _quit(event: KeyPressEvent) -> None:
+            """Quit."""
+            assert self.app is not None
+            self.app.quit()
+
+        @kb.add("up", filter=host)
+        def _f_up(event: KeyPressEvent) -> None:
+            """Previous option."""
+            self.form.index = (self.form.index - 1) % len(FIELDS)
+
+        @kb.add("down", filter=host)
+        def _f_down(event: KeyPressEvent) -> None:
+            """Next option."""
+            self.form.index = (self.form.index + 1) % len(FIELDS)
+
+        @kb.add("left", filter=host)
+        def _f_left(event: KeyPressEvent) -> None:
+            """Previous value."""
+            self.form.cycle(-1)
+
+        @kb.add("right", filter=host)
+        @kb.add("space", filter=host)
+        def _f_right(event: KeyPressEvent) -> None:
+            """Next value."""
+            self.form.cycle(1)
+
+        @kb.add("enter", filter=host)
+        def _f_host(event: KeyPressEvent) -> None:
+            """Host the table."""
+            if self.form.error():
+                return
+            self.message = _(
+                "Hosting over the network is not in this version yet — press b to play "
+                "this table against bots on this laptop."
+            )
+
+        @kb.add("b", filter=host)
+        def _f_bots(event: KeyPressEvent) -> None:
+            """Play this table against bots."""
+            if not self.form.error():
+                self.play_offline(self.form.rules(), self.form.values["seats"])
+
+        @kb.add("escape", filter=host | typing, eager=True)
+        def _back(event: KeyPressEvent) -> None:
+            """Back to the lobby."""
+            self.show("lobby")
+            self.message = ""
+
+        return kb
+
+
+def _wrap(text: str, width: int, style: str, indent: str) -> StyleAndTextTuples:
+    out: StyleAndTextTuples = []
+    line = ""
+    for word in text.split():
+        if line and len(line) + 1 + len(word) > width:
+            out += [(style, indent + line), ("", "\n")]
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    if line:
+        out += [(style, indent + line), ("", "\n")]
+    return out

@@ -1,0 +1,71 @@
+"""The rules options of cli.md (rules.md section O), shared by ``play`` and ``host``."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from localdurak.game.rules import (
+    DurenLeads,
+    NextFirstAttack,
+    Rules,
+    Teams,
+    ThrowIn,
+    ThrowInOrder,
+    Tie,
+    Variant,
+)
+
+
+def _choices(kind: Any) -> list[str]:
+    return [v.value for v in kind]
+
+
+def add_rules_options(parser: argparse.ArgumentParser) -> None:
+    """Add every table option of rules.md section O, and ``--seats``."""
+    g = parser.add_argument_group("table options (rules.md section O)")
+    g.add_argument("--variant", choices=_choices(Variant), default="podkidnoy")
+    g.add_argument("--deck", type=int, choices=(24, 36, 52), default=36)
+    g.add_argument("--hand-size", type=int, choices=(5, 6), default=0, help=argparse.SUPPRESS)
+    g.add_argument("--teams", choices=_choices(Teams), default="none")
+    g.add_argument("--throw-in", choices=_choices(ThrowIn), default="all")
+    g.add_argument("--throw-in-order", choices=_choices(ThrowInOrder), default="free")
+    g.add_argument(
+        "--no-first-bout-five",
+        action="store_true",
+        help="allow 6 attack cards in the first bout too (R-B4b)",
+    )
+    g.add_argument("--trump-show", action="store_true", help="transfer by showing a trump (R-B7)")
+    g.add_argument(
+        "--no-transfer-first-bout",
+        action="store_true",
+        help="no transfer in the game's first bout (R-B6)",
+    )
+    g.add_argument("--cheating", action="store_true", help="the cheating mode (R-S1..R-S5)")
+    g.add_argument("--japanese", action="store_true", help="diamonds always trump (R-D4)")
+    g.add_argument("--tie", choices=_choices(Tie), default="draw")
+    g.add_argument("--next-first-attack", choices=_choices(NextFirstAttack), default="at_durak")
+    g.add_argument("--duren-leads", choices=_choices(DurenLeads), default="pairs")
+    g.add_argument("--partial-defence", action="store_true", help="Dureń: cover some (R-P5)")
+    g.add_argument("--seats", type=int, default=None, metavar="N", help="players, 2..6")
+
+
+def rules_from_args(args: argparse.Namespace) -> Rules:
+    """The `Rules` the options ask for; raises `RulesError` with the reason."""
+    return Rules(
+        variant=args.variant,
+        deck=args.deck,
+        hand_size=args.hand_size,
+        teams=args.teams,
+        throw_in=args.throw_in,
+        throw_in_order=args.throw_in_order,
+        first_bout_five=not args.no_first_bout_five,
+        trump_show=args.trump_show,
+        transfer_first_bout=not args.no_transfer_first_bout,
+        cheating=args.cheating,
+        japanese=args.japanese,
+        tie=args.tie,
+        next_first_attack=args.next_first_attack,
+        duren_leads=args.duren_leads,
+        partial_defence=args.partial_defence,
+    )

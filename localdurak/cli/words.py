@@ -1,0 +1,305 @@
+"""What the client says, in the player's language: log lines, the ▶ status line, roles, the
+glossary.  Everything here goes through gettext (`localdurak.cli.i18n`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from localdurak.cli.i18n import _, ngettext
+from localdurak.game.actions import Action, Do
+from localdurak.game.cards import Card, Suit
+from localdurak.game.rules import Rules, ThrowInOrder, Variant
+from localdurak.game.view import PlayerView
+from localdurak.net.api import EventKind, TableEvent
+
+SUIT_NAMES = {
+    Suit.SPADES: "spades",
+    Suit.HEARTS: "hearts",
+    Suit.DIAMONDS: "diamonds",
+    Suit.CLUBS: "clubs",
+}
+
+
+def card_text(card: Card, ascii_only: bool = False) -> str:
+    return card.pretty(ascii_only)
+
+
+def cards_text(cards: Sequence[Card], ascii_only: bool = False) -> str:
+    return " ".join(card_text(c, ascii_only) for c in cards)
+
+
+def suit_text(suit: Suit, ascii_only: bool = False) -> str:
+    return suit.letter if ascii_only else suit.symbol
+
+
+def name_of(seat: int, names: Sequence[str], me: int | None) -> str:
+    return _("you") if seat == me else names[seat]
+
+
+def join_names(seats: Sequence[int], names: Sequence[str], me: int | None) -> str:
+    words = [name_of(s, names, me) for s in seats]
+    if len(words) <= 1:
+        return "".join(words)
+    return _("{a} and {b}").format(a=", ".join(words[:-1]), b=words[-1])
+
+
+def event_text(
+    ev: TableEvent, names: Sequence[str], me: int | None, ascii_only: bool = False
+) -> str:
+    """One log entry: "Boris attacks 7♠", "you cover 7♦ with 9♦"."""
+    you = ev.seat == me
+    who = "" if ev.seat is None else names[ev.seat]
+    a = ev.action
+    if ev.kind is EventKind.GAME_STARTED:
+        return _("Game {n} begins").format(n=ev.game)
+    if ev.kind is EventKind.ACTION and a is not None:
+        return _action_text(a, ev.opens, you, who, ascii_only)
+    if ev.kind is EventKind.CHALLENGE and a is not None and a.card is not None:
+        card = card_text(a.card, ascii_only)
+        head = (_("you challenge {card}") if you else _("{name} challenges {card}")).format(
+            name=who, card=card
+        )
+        if ev.caught:
+            tail = _("a cheat! the cards go back")
+        elif ev.marked is not None:
+            tail = _("honest — {name} is marked").format(name=name_of(ev.marked, names, me))
+        else:
+            tail = _("honest")
+        return f"{head}: {tail}"
+    if ev.kind is EventKind.BITO:
+        if ev.seat is None:
+            return _("Bito")
+        return (
+            _("Bito — you beat it off") if you else _("Bito — {name} beat it off").format(name=who)
+        )
+    if ev.kind is EventKind.TOOK:
+        return _("you pick up the cards") if you else _("{name} picks up").format(name=who)
+    if ev.kind is EventKind.OUT:
+        return _("you are out") if you else _("{name} is out").format(name=who)
+    if ev.kind is EventKind.GAME_OVER and ev.result is not None:
+        if ev.result.draw:
+            return _("Game over: a draw")
+        if me in ev.result.durak and len(ev.result.durak) == 1:
+            return _("Game over: you are the durak")
+        return _("Game over: {names} — durak").format(names=join_names(ev.result.durak, names, me))
+    if ev.kind is EventKind.SEAT_OFFLINE:
+        return _("{name} lost the connection").format(name=who)
+    if ev.kind is EventKind.SEAT_BACK:
+        return _("{name} is back").format(name=who)
+    return ev.kind.value
+
+
+def _action_text(a: Action, opens: bool, you: bool, who: str, ascii_only: bool) -> str:
+    c = "" if a.card is None else card_text(a.card, ascii_only)
+    if a.do is Do.ATTACK:
+        cards = cards_text(a.cards, ascii_only)
+        if opens:
+            t = _("you attack {cards}") if you else _("{name} attacks {cards}")
+        else:
+            t = _("you throw in {cards}") if you else _("{name} throws in {cards}")
+        return t.format(name=who, cards=cards)
+    if a.do is Do.COVER:
+        on = "" if a.on is None else card_text(a.on, ascii_only)
+        t = _("you beat {on} with {card}") if you else _("{name} beats {on} with {card}")
+        return t.format(name=who, on=on, card=c)
+    if a.do is Do.TRANSFER:
+        t = _("you transfer with {card}") if you else _("{name} transfers with {card}")
+        return t.format(name=who, card=c)
+    if a.do is Do.SHOW:
+        t = _("you show {card} and transfer") if you else _("{name} shows {card} and transfers")
+        return t.format(name=who, card=c)
+    if a.do is Do.TAKE:
+        return _("you take (Beru)") if you else _("{name} takes (Beru)").format(name=who)
+    if a.do is Do.PASS:
+        return _("you pass") if you else _("{name} passes").format(name=who)
+    return str(a)
+
+
+# --- roles ---------------------------------------------------------------------------------
+
+
+def roles(view: PlayerView, seat: int, offline: Sequence[int] = ()) -> list[str]:
+    """The status words of a seat, most important first (ui.md)."""
+    out: list[str] = []
+    if seat in offline:
+        out.append("offline")
+    if seat in view.out:
+        out.append("out")
+    elif view.result is None:
+        if seat == view.defender:
+            out.append("taking" if view.phase == "taking" else "defending")
+        elif seat in view.passed:
+            out.append("passed")
+        elif seat == view.attacker or (seat in view.attackers and view.table):
+            out.append("attacking")
+    if seat in view.marked:
+        out.append("marked")
+    return out
+
+
+ROLE_WORDS = {
+    "offline": lambda: _("offline"),
+    "out": lambda: _("out"),
+    "defending": lambda: _("defending"),
+    "taking": lambda: _("taking"),
+    "passed": lambda: _("passed"),
+    "attacking": lambda: _("attacking"),
+    "marked": lambda: _("marked"),
+}
+
+
+def role_word(role: str) -> str:
+    return ROLE_WORDS[role]()
+
+
+# --- whom the table waits for, and the ▶ line ----------------------------------------------
+
+
+def waiting_for(view: PlayerView) -> list[int]:
+    """The seats the table waits for now."""
+    if view.result is not None:
+        return []
+    if not view.table:
+        return [] if view.attacker is None else [view.attacker]
+    d = view.defender
+    if d is not None and view.uncovered and view.phase != "taking":
+        return [d]
+    return [
+        s
+        for s in view.attackers
+        if s not in view.passed and view.count(s) > 0 and s not in view.out
+    ]
+
+
+def legal_of(view: PlayerView, *kinds: Do) -> list[Action]:
+    return [a for a in view.legal if a.do in kinds]
+
+
+def status_text(
+    view: PlayerView,
+    names: Sequence[str],
+    *,
+    closing: bool = False,
+    ascii_only: bool = False,
+) -> str:
+    """The ▶ line: what *you* can do now, or whom the table waits for (ui.md)."""
+    me = view.seat
+    if view.result is not None:
+        return _("Game over. n next game · q leave")
+    if closing:
+        return _("The bout is closing… (c to challenge a card)") if view.rules.cheating else ""
+    wait = waiting_for(view)
+    wait_names = join_names(wait, names, me)
+    if me is None or me in view.out:
+        return _("You are out and safe. Waiting for {names}.").format(names=wait_names)
+    d, a = view.defender, view.attacker
+    duren = view.rules.variant is Variant.DUREN
+    if me == d:
+        if view.phase == "taking":
+            if wait:
+                return _("You take. {names} may still throw in.").format(names=wait_names)
+            return _("You take.")
+        unc = view.uncovered
+        if unc:
+            cards = cards_text(unc, ascii_only)
+            if legal_of(view, Do.TRANSFER, Do.SHOW):
+                return _("You defend: cover {cards}, transfer (p), or take (t).").format(
+                    cards=cards
+                )
+            return _("You defend: cover {cards} or take (t).").format(cards=cards)
+        if not view.table:
+            return _("{name} is about to attack you.").format(
+                name=names[a] if a is not None else ""
+            )
+        return _("All covered. Waiting for {names} — or take (t).").format(names=wait_names)
+    if not view.table:
+        if me == a:
+            if duren:
+                return _("Your lead against {name}: mark cards with Space, Enter to lead.").format(
+                    name=names[d] if d is not None else ""
+                )
+            return _("Your attack on {name}: choose a card, Enter.").format(
+                name=names[d] if d is not None else ""
+            )
+        return _("Waiting for {name} to attack {target}.").format(
+            name=name_of(a, names, me) if a is not None else "",
+            target=name_of(d, names, me) if d is not None else "",
+        )
+    if me in view.attackers and me not in view.passed and view.count(me) > 0:
+        throws = legal_of(view, Do.ATTACK)
+        done = _("d done (Bito)") if me == a else _("d pass")
+        if throws:
+            return _("Throw in (Enter) or {done}.").format(done=done)
+        if (
+            view.rules.throw_in_order is ThrowInOrder.FIRST_WORD
+            and me != a
+            and a is not None
+            and a not in view.passed
+        ):
+            return _("{name} has the first word. {done}.").format(name=names[a], done=done)
+        if me in wait:
+            return _("Nothing to throw in: {done}.").format(done=done)
+    if me in view.passed:
+        return _("You passed. Waiting for {names}.").format(names=wait_names)
+    target = name_of(d, names, me) if d is not None else ""
+    return _("{target} defends. Waiting for {names}.").format(target=target, names=wait_names)
+
+
+def glossary() -> list[tuple[str, str]]:
+    """The glossary of rules.md, both the word and its meaning in the player's language."""
+    return [
+        (_("Durak"), _("the fool, last with cards")),
+        (_("Podkidnoy"), _("throw-in durak")),
+        (_("Perevodnoy"), _("transfer durak")),
+        (_("Kozyr"), _("trump")),
+        (_("Beru"), _("\u201cI take\u201d")),
+        (_("Bito"), _("\u201cbeaten\u201d: the bout is over")),
+        (_("Pogony"), _("epaulettes: the lowest cards left on the durak's shoulders")),
+    ]
+
+
+def cards_word(n: int) -> str:
+    return ngettext("{n} card", "{n} cards", n).format(n=n)
+
+
+def variant_word(variant: Variant) -> str:
+    return {
+        Variant.PODKIDNOY: _("podkidnoy"),
+        Variant.PEREVODNOY: _("perevodnoy"),
+        Variant.DUREN: _("Dureń"),
+    }[variant]
+
+
+def option_word(name: str) -> str:
+    """A table option's name for people (rules.md section O)."""
+    words = {
+        "teams": _("teams"),
+        "throw_in": _("throw-in"),
+        "throw_in_order": _("throw-in order"),
+        "first_bout_five": _("five in the first bout"),
+        "trump_show": _("trump show"),
+        "transfer_first_bout": _("transfer in the first bout"),
+        "cheating": _("cheating"),
+        "japanese": _("Japanese"),
+        "tie": _("tie"),
+        "next_first_attack": _("next first attack"),
+        "duren_leads": _("leads"),
+        "partial_defence": _("partial defence"),
+        "hand_size": _("hand"),
+    }
+    return words.get(name, name.replace("_", " "))
+
+
+def rules_summary(rules: Rules) -> str:
+    """`Rules.summary` in the player's language: "perevodnoy · 36 · trump show"."""
+    parts = [variant_word(rules.variant), str(rules.deck)]
+    for key, value in rules.non_defaults().items():
+        if key in ("variant", "deck"):
+            continue
+        if value is True:
+            parts.append(option_word(key))
+        elif value is False:
+            parts.append(_("no {option}").format(option=option_word(key)))
+        else:
+            parts.append(f"{option_word(key)} {value}")
+    return " · ".join(parts)

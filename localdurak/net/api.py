@@ -1,0 +1,192 @@
+"""The one async API the terminal client and the bots play through (issue 4 part 5).
+
+A `TableSession` is one seat at one table.  It hands out only that seat's `PlayerView`
+(R-T4), turns its actions into the table's business, and tells its listeners when anything
+changed.  The offline table (`localdurak.net.local.LocalTable`) and, later, the network
+client session implement it the same way, so the client cannot tell them apart except by
+`offline` and the audit verdict.
+
+Listeners are plain callbacks (the terminal client passes ``app.invalidate``); coroutines
+that prefer to wait use `TableSession.async_wait_update`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Protocol, runtime_checkable
+
+from localdurak.game.actions import Action, GameResult
+from localdurak.game.view import PlayerView
+
+
+class ActionRefused(ValueError):
+    """The table refused an action of ours; ``reason`` is for the player to read.
+
+    ``rule`` is the rule id the action broke (e.g. ``"R-B4c"``), or "" when the refusal is
+    not about the rules (the game is over, the connection is down)."""
+
+    def __init__(self, reason: str, rule: str = "") -> None:
+        super().__init__(f"{rule}: {reason}" if rule else reason)
+        self.reason = reason
+        self.rule = rule
+
+
+class ConnectionState(StrEnum):
+    """How the seat is connected to its table (the client's reconnect banner)."""
+
+    OFFLINE = "offline"
+    """An offline game on this laptop: always there."""
+    CONNECTED = "connected"
+    RECONNECTING = "reconnecting"
+    CLOSED = "closed"
+    """The table is gone (left, or the host closed it)."""
+
+
+class EventKind(StrEnum):
+    """What a log entry tells."""
+
+    GAME_STARTED = "game_started"
+    ACTION = "action"
+    """``seat`` did ``action`` (attack, cover, take, pass, …)."""
+    CHALLENGE = "challenge"
+    """``seat`` challenged ``action.card``; ``caught`` tells whether it was a cheat
+    (R-S3) or not (R-S4); ``marked`` is the seat marked by it, if any."""
+    BITO = "bito"
+    """The bout ended with a successful defence by ``seat`` (R-B10a)."""
+    TOOK = "took"
+    """The bout ended with ``seat`` picking up the table (R-B10b)."""
+    OUT = "out"
+    """``seat`` is out of the game and safe (R-B13)."""
+    GAME_OVER = "game_over"
+    SEAT_OFFLINE = "seat_offline"
+    SEAT_BACK = "seat_back"
+
+
+@dataclass(frozen=True, slots=True)
+class TableEvent:
+    """One entry of the table's log, in structured form: the client words it in the player's
+    language."""
+
+    kind: EventKind
+    seat: int | None = None
+    action: Action | None = None
+    opens: bool = False
+    """With an attack: whether it opened the bout (else it was a throw-in)."""
+    caught: bool = False
+    marked: int | None = None
+    result: GameResult | None = None
+    game: int = 0
+
+
+class AuditStatus(StrEnum):
+    OFFLINE = "offline"
+    """An offline game: every card was dealt on this laptop, there is nothing to audit."""
+    PENDING = "pending"
+    CLEAN = "clean"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True, slots=True)
+class AuditVerdict:
+    status: AuditStatus
+    seats: tuple[int, ...] = ()
+    """With FAILED: the seats that broke the card-privacy protocol."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesScore:
+    """The evening's score (R-F2's series): games played, draws, and how often each seat was
+    the durak."""
+
+    games: int = 0
+    draws: int = 0
+    durak: tuple[int, ...] = field(default_factory=tuple)
+
+    def add(self, result: GameResult, seats: int) -> SeriesScore:
+        counts = list(self.durak) or [0] * seats
+        for s in result.durak:
+            counts[s] += 1
+        return SeriesScore(self.games + 1, self.draws + int(result.draw), tuple(counts))
+
+
+@runtime_checkable
+class TableSession(Protocol):
+    """One seat at a table, as the terminal client and the bots see it."""
+
+    @property
+    def seat(self) -> int: ...
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The players' names, one per seat."""
+        ...
+
+    @property
+    def table_name(self) -> str: ...
+
+    @property
+    def offline(self) -> bool:
+        """Whether this is an offline game on this laptop (no network, no audit)."""
+        ...
+
+    @property
+    def view(self) -> PlayerView | None:
+        """The seat's latest view; None before the first deal."""
+        ...
+
+    @property
+    def game_number(self) -> int:
+        """1 for the evening's first game."""
+        ...
+
+    @property
+    def events(self) -> Sequence[TableEvent]:
+        """The log, oldest first (at least the current game's)."""
+        ...
+
+    @property
+    def connection(self) -> ConnectionState: ...
+
+    @property
+    def offline_seats(self) -> tuple[int, ...]:
+        """Seats whose player is disconnected now (shown as "offline")."""
+        ...
+
+    @property
+    def series(self) -> SeriesScore: ...
+
+    @property
+    def audit(self) -> AuditVerdict:
+        """The verdict on the last finished game's card-privacy transcript."""
+        ...
+
+    @property
+    def closing(self) -> bool:
+        """Whether an action that closes the bout is being held for the challenge window
+        (R-S5); the table may still take challenges."""
+        ...
+
+    def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call ``callback`` (no arguments, on the event loop) after every change; returns
+        the function that unsubscribes it."""
+        ...
+
+    async def async_wait_update(self) -> None:
+        """Return after the next change."""
+        ...
+
+    async def async_act(self, action: Action) -> None:
+        """Play ``action`` for this seat; raise `ActionRefused` with the reason if the table
+        refuses it.  Returns once the table accepted it (its effect is in `view`, or held
+        for the challenge window)."""
+        ...
+
+    async def async_next_game(self) -> None:
+        """After a game over: ask for the next game of the series."""
+        ...
+
+    async def async_leave(self) -> None:
+        """Leave the table (the session is closed afterwards)."""
+        ...

@@ -1,0 +1,355 @@
+"""`LocalTable`: an offline table on this laptop — one person and bots (``localdurak play``).
+
+It runs the engine with full information (`Game.deal`, a deck shuffled by the
+`random.Random` it is given), lets the bots play from their own seats' views with a small
+delay so that a person can follow, plays a series of games (R-F2, R-D5), and in the cheating
+mode holds back the action that would close a bout for a challenge window (R-S5).  The
+person's seat sees only its `PlayerView` (R-T4), exactly as over the network.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import random
+from collections.abc import Callable, Sequence
+
+from localdurak.game.actions import Action, Do, GameResult, IllegalAction
+from localdurak.game.bots import Bot, make_bot
+from localdurak.game.cards import deck_cards
+from localdurak.game.engine import Game
+from localdurak.game.rules import Rules
+from localdurak.game.view import PlayerView
+from localdurak.net.api import (
+    ActionRefused,
+    AuditStatus,
+    AuditVerdict,
+    ConnectionState,
+    EventKind,
+    SeriesScore,
+    TableEvent,
+)
+
+BOT_NAMES = ("Boris", "Cyril", "Dasha", "Egor", "Fedya")
+"""Default names of the bots at an offline table, seats 1.. in order."""
+
+
+class LocalTable:
+    """An offline `TableSession` (localdurak.net.api): seat ``seat`` is the person, every
+    other seat a bot.  Use as an async context manager, or call `start` and `async_leave`."""
+
+    def __init__(
+        self,
+        rules: Rules,
+        names: Sequence[str],
+        *,
+        rng: random.Random,
+        seat: int = 0,
+        bot_level: str = "normal",
+        delay: float = 0.7,
+        challenge_window: float = 2.0,
+        table_name: str = "",
+    ) -> None:
+        rules.check_seats(len(names))
+        if not 0 <= seat < len(names):
+            raise ValueError(f"seat {seat} is not one of the {len(names)} seats")
+        self.rules = rules
+        self._names = tuple(names)
+        self._seat = seat
+        self._rng = rng
+        self.delay = delay
+        self.challenge_window = challenge_window
+        self._table_name = table_name
+        self._bots: dict[int, Bot] = {
+            s: make_bot(bot_level, random.Random(rng.getrandbits(64)))
+            for s in range(len(names))
+            if s != seat
+        }
+        self._game: Game | None = None
+        self._view: PlayerView | None = None
+        self._game_number = 0
+        self._events: list[TableEvent] = []
+        self._series = SeriesScore(durak=(0,) * len(names))
+        self._listeners: list[Callable[[], None]] = []
+        self._changed = asyncio.Event()
+        self._poke = asyncio.Event()
+        self._connection = ConnectionState.OFFLINE
+        self._held: Action | None = None
+        self._hold_task: asyncio.Task[None] | None = None
+        self._hold_cancel = asyncio.Event()
+        self._driver: asyncio.Task[None] | None = None
+        self._version = 0
+        self.error: Exception | None = None
+        """What stopped the table, if it stopped by itself (a bug)."""
+
+    # --- TableSession: state ------------------------------------------------------------
+
+    @property
+    def seat(self) -> int:
+        return self._seat
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self._names
+
+    @property
+    def table_name(self) -> str:
+        return self._table_name
+
+    @property
+    def offline(self) -> bool:
+        return True
+
+    @property
+    def view(self) -> PlayerView | None:
+        if self._view is None and self._game is not None:
+            self._view = self._game.view(self._seat)
+        return self._view
+
+    @property
+    def game_number(self) -> int:
+        return self._game_number
+
+    @property
+    def events(self) -> Sequence[TableEvent]:
+        return self._events
+
+    @property
+    def connection(self) -> ConnectionState:
+        return self._connection
+
+    @property
+    def offline_seats(self) -> tuple[int, ...]:
+        return ()
+
+    @property
+    def series(self) -> SeriesScore:
+        return self._series
+
+    @property
+    def audit(self) -> AuditVerdict:
+        return AuditVerdict(AuditStatus.OFFLINE)
+
+    @property
+    def closing(self) -> bool:
+        return self._held is not None
+
+    @property
+    def game(self) -> Game:
+        """The full-information game (for tests; the client never reads it)."""
+        assert self._game is not None, "start the table first"
+        return self._game
+
+    # --- TableSession: listening --------------------------------------------------------
+
+    def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
+        self._listeners.append(callback)
+
+        def unsubscribe() -> None:
+            with contextlib.suppress(ValueError):
+                self._listeners.remove(callback)
+
+        return unsubscribe
+
+    async def async_wait_update(self) -> None:
+        self._changed.clear()
+        await self._changed.wait()
+
+    def _notify(self) -> None:
+        self._version += 1
+        self._view = None
+        self._changed.set()
+        self._poke.set()
+        for callback in list(self._listeners):
+            callback()
+
+    # --- lifecycle ------------------------------------------------------------------------
+
+    async def __aenter__(self) -> LocalTable:
+        self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.async_leave()
+
+    def start(self) -> None:
+        """Deal the first game and let the bots play (needs a running event loop)."""
+        if self._driver is not None:
+            return
+        self._deal(None)
+        self._driver = asyncio.get_running_loop().create_task(self._drive())
+
+    async def async_leave(self) -> None:
+        self._connection = ConnectionState.CLOSED
+        for task in (self._driver, self._hold_task):
+            if task is not None and not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._driver = self._hold_task = None
+        self._notify()
+
+    def _deal(self, previous: GameResult | None) -> None:
+        n = len(self._names)
+        deck = list(deck_cards(self.rules.deck))
+        self._rng.shuffle(deck)
+        # R-D5: the previous durak deals; a first game (or one after a draw): a random seat.
+        dealer = Game.series_dealer(previous, self._rng.randrange(n))
+        self._game = Game.deal(self.rules, n, dealer, deck, previous=previous)
+        self._game_number += 1
+        self._events.append(TableEvent(EventKind.GAME_STARTED, game=self._game_number))
+        self._notify()
+
+    # --- acting ---------------------------------------------------------------------------
+
+    async def async_act(self, action: Action) -> None:
+        if action.seat != self._seat:
+            raise ActionRefused(f"you play seat {self._seat}, not seat {action.seat}")
+        self._submit(action)
+
+    async def async_next_game(self) -> None:
+        if self._connection is ConnectionState.CLOSED:
+            raise ActionRefused("the table is closed")
+        game = self.game
+        if game.result is None:
+            raise ActionRefused("the game is not over yet")
+        self._deal(game.result)
+
+    def _submit(self, action: Action) -> None:
+        """Check ``action`` and apply it, or hold it for the challenge window (R-S5)."""
+        if self._connection is ConnectionState.CLOSED:
+            raise ActionRefused("the table is closed")
+        game = self.game
+        if self._held is not None and action.do is not Do.CHALLENGE:
+            raise ActionRefused("wait a moment: the bout is closing (challenges only now)")
+        try:
+            game.check(action)
+        except IllegalAction as e:
+            raise ActionRefused(e.reason, e.rule) from None
+        if self.rules.cheating and action.do is not Do.CHALLENGE and self._closes(action):
+            self._held = action
+            self._hold_cancel.clear()
+            self._hold_task = asyncio.get_running_loop().create_task(self._hold(action))
+            self._notify()
+            return
+        self._apply(action)
+
+    def _closes(self, action: Action) -> bool:
+        """Whether ``action`` would end the bout (or the game)."""
+        game = self.game
+        trial = copy.deepcopy(game)
+        trial.apply(action)
+        return trial.bout_number != game.bout_number or trial.result is not None
+
+    async def _hold(self, action: Action) -> None:
+        # R-S5: a challenge that arrives within the window is applied first; a caught cheat
+        # changes the table, so the held action is dropped (its player acts again).
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._hold_cancel.wait(), self.challenge_window)
+        self._held = None
+        self._hold_task = None
+        if not self._hold_cancel.is_set() and self.game.can_apply(action):
+            self._apply(action)
+        else:
+            self._notify()
+
+    def _apply(self, action: Action) -> None:
+        game = self.game
+        before_bout = game.bout_number
+        before_discard = game.discard_count
+        before_out = set(game.out)
+        before_marked = set(game.marked)
+        defender = game.defender
+        on_table = sum(1 + (c is not None) for _, c in game.table)
+        game.apply(action)
+        if action.do is Do.CHALLENGE:
+            on_now = {c for pair in game.table for c in pair if c is not None}
+            caught = action.card not in on_now
+            new_marks = set(game.marked) - before_marked
+            marked = min(new_marks) if new_marks else None
+            self._events.append(
+                TableEvent(EventKind.CHALLENGE, action.seat, action, caught=caught, marked=marked)
+            )
+            if caught and self._held is not None:
+                self._hold_cancel.set()
+        else:
+            self._events.append(
+                TableEvent(EventKind.ACTION, action.seat, action, opens=on_table == 0)
+            )
+        if game.bout_number != before_bout or game.result is not None:
+            played = len(action.cards) + (action.do in (Do.COVER, Do.TRANSFER))
+            bito = game.discard_count - before_discard == on_table + played
+            kind = EventKind.BITO if bito else EventKind.TOOK
+            self._events.append(TableEvent(kind, defender))
+            for s in game.out:
+                if s not in before_out:
+                    self._events.append(TableEvent(EventKind.OUT, s))
+        if game.result is not None:
+            self._series = self._series.add(game.result, len(self._names))
+            self._events.append(
+                TableEvent(EventKind.GAME_OVER, result=game.result, game=self._game_number)
+            )
+        self._notify()
+
+    # --- the bots ---------------------------------------------------------------------------
+
+    def _bot_action(self) -> Action | None:
+        """Ask every bot still in the game (each with its own view: a bot keeps memory and
+        should see every change) and pick the move a host would take first: a challenge, or
+        one of the answers at random (they race, like messages reaching a host)."""
+        game = self.game
+        answers: list[Action] = []
+        for s, bot in self._bots.items():
+            if s in game.out:
+                continue
+            action = bot.choose(game.view(s))
+            if action is not None:
+                answers.append(action)
+        if answers:
+            challenges = [a for a in answers if a.do is Do.CHALLENGE]
+            return self._rng.choice(challenges or answers)
+        # Nobody wants to act: make sure the table never waits for a bot forever.
+        if any(a.do is not Do.CHALLENGE for a in game.legal_actions(self._seat)):
+            return None
+        for s in self._bots:
+            for a in game.legal_actions(s):
+                if a.do in (Do.PASS, Do.TAKE):
+                    return a
+        return None
+
+    async def _drive(self) -> None:
+        try:
+            await self._drive_loop()
+        except Exception as e:
+            # Never leave the person waiting for a table that stopped: say so.
+            self.error = e
+            self._connection = ConnectionState.CLOSED
+            self._notify()
+            raise
+
+    async def _drive_loop(self) -> None:
+        while True:
+            game = self.game
+            action = None
+            if game.result is None and self._held is None:
+                action = self._bot_action()
+            if action is None:
+                self._poke.clear()
+                await self._poke.wait()
+                continue
+            version = self._version
+            await asyncio.sleep(self.delay)
+            if self._version != version or self._held is not None:
+                continue  # the table changed meanwhile: ask again
+            try:
+                self._submit(action)
+            except ActionRefused:
+                # A bot's cheat the rules refuse (a marked bot, R-S3): it passes or takes.
+                fallback = next(
+                    (a for a in game.legal_actions(action.seat) if a.do in (Do.PASS, Do.TAKE)),
+                    None,
+                )
+                if fallback is None:
+                    raise
+                self._submit(fallback)
