@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 # Modules that provide subcommands, in the order `--help` lists them.
-COMMAND_MODULES: tuple[str, ...] = ("tables",)
+COMMAND_MODULES: tuple[str, ...] = ("tables", "replay")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,234 @@
+"""How fast the rules engine plays: full games and actions per second.
+
+    python benchmarks/engine.py [--seconds S] [--seed N] [--json]
+
+Part 1, random legal play, 36 cards, podkidnoy and perevodnoy, 2, 4 and 6 players.  Each step
+lists the legal actions of every seat (Durak is not turn-based, so a driver must ask every
+seat), picks a seat that has any, uniformly, then one of its actions, uniformly, and applies
+it.  The randomness is a seeded `random.Random` passed in, so a run is repeatable.
+
+Part 2, our 2-player podkidnoy beside the PyPI package `durakgame` (1.0.4; the `bench` extra),
+whose engine is a 2-player 36-card podkidnoy without transfers, teams, cheating, several
+attackers, explicit passes, R-F1 or R-B4c.  Both play "the first listed option": durakgame's
+`MrFirst` player (its `MrRandom` enumerates every subset of throw-ins after a take and runs out
+of memory), and for us the first legal action of the seat that acts.  Which seat acts: the
+defender while an attack card is uncovered (durakgame alternates attack and defence the same
+way), otherwise the main attacker, or the other seat if he has no legal action.  Like
+durakgame, which lists the options of its current player only, we list the legal actions of
+the seat that acts (of both seats when the first has none).  Both engines list card moves
+before ending or taking (our `legal_actions` lists attacks and covers before take and pass),
+so "first" means the same in both; the games still differ (durakgame's player 1 always opens,
+ours follows R-F1; after a take its `MrFirst` throws in nothing, ours throws in what it can),
+hence the actions per game printed beside the figures.
+
+Counting actions the same way: for us, one action is one `Game.apply` with the listing of
+legal actions before it; for durakgame, one action is one move its `Game.kickoff` loop
+processes (one `generateOptions` + one `process`, the same work), counted from its game
+history; a `FinishingMove` that throws in k cards after a take counts k + 1 (our k throw-ins
+and a pass; under `MrFirst` k is always 0).  durakgame also plays an `EndingMove` where our
+engine ends the bout by itself (R-B10: the bout's last card covered, or a defender without
+cards); it is counted, which favours durakgame slightly.  Both deal the same seeded decks.
+
+Each measurement runs whole games until its time share is used (50 CPU seconds in all by
+default, about a minute with the set-up).  Time is this process's CPU time
+(`time.process_time`), so that other programs sharing the machine slow neither side's
+figures; the comparison runs interleaved in ten rounds as well.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from localdurak.game.cards import Card, Suit, deck_cards
+from localdurak.game.engine import Game
+from localdurak.game.rules import Rules, Variant
+
+CONFIGS = [
+    (variant, seats) for variant in (Variant.PODKIDNOY, Variant.PEREVODNOY) for seats in (2, 4, 6)
+]
+
+
+def random_game(rules: Rules, seats: int, rng: random.Random) -> int:
+    """One game of random legal play; returns the number of actions applied."""
+    deck = list(deck_cards(rules.deck))
+    rng.shuffle(deck)
+    game = Game.deal(rules, seats, rng.randrange(seats), deck)
+    actions = 0
+    while game.result is None:
+        options = [legal for s in range(seats) if (legal := game.legal_actions(s))]
+        if not options:
+            raise RuntimeError("the game is not over but nobody has a legal action")
+        game.apply(rng.choice(rng.choice(options)))
+        actions += 1
+    return actions
+
+
+def first_option_game(deck: list[Card], dealer: int) -> int:
+    """One 2-player podkidnoy game where the acting seat plays its first listed option."""
+    game = Game.deal(Rules(), 2, dealer, deck)
+    actions = 0
+    while game.result is None:
+        attacker = game.attacker or 0
+        order = (attacker, 1 - attacker)
+        if game.phase == "bout" and any(cover is None for _, cover in game.table):
+            order = (1 - attacker, attacker)  # the defender answers an uncovered card first
+        for seat in order:
+            legal = game.legal_actions(seat)
+            if legal:
+                break
+        else:
+            raise RuntimeError("the game is not over but nobody has a legal action")
+        game.apply(legal[0])
+        actions += 1
+    return actions
+
+
+def durakgame_game(deck: list[Any]) -> int:
+    """One durakgame game between two `MrFirst` players; returns its action count."""
+    from durakgame import MrFirst
+    from durakgame.game import Game as DGame
+    from durakgame.move import FinishingMove
+
+    g = DGame(list(deck), MrFirst(), MrFirst())
+    g.kickoff()
+    moves = [*g.history.p1Moves, *g.history.p2Moves]
+    return len(moves) + sum(len(m.cards) for m in moves if isinstance(m, FinishingMove))
+
+
+def to_durakgame(card: Card) -> Any:
+    """Our card as durakgame's (its values run Six..Ace, its suits are named)."""
+    from durakgame.primitives import Card as DCard
+    from durakgame.primitives import CardValue
+    from durakgame.primitives import Suit as DSuit
+
+    suit = {
+        Suit.SPADES: DSuit.Spade,
+        Suit.HEARTS: DSuit.Heart,
+        Suit.DIAMONDS: DSuit.Diamond,
+        Suit.CLUBS: DSuit.Cross,
+    }[card.suit]
+    return DCard(list(CardValue)[card.rank - 6], suit)
+
+
+def measure(play_one: Callable[[], int], seconds: float) -> dict[str, float]:
+    """Play whole games until ``seconds`` have passed; games and actions per second."""
+    games = actions = 0
+    start = time.process_time()
+    while True:
+        actions += play_one()
+        games += 1
+        elapsed = time.process_time() - start
+        if elapsed >= seconds:
+            break
+    return {
+        "games": games,
+        "actions": actions,
+        "seconds": round(elapsed, 3),
+        "games_per_s": round(games / elapsed, 1),
+        "actions_per_s": round(actions / elapsed),
+        "actions_per_game": round(actions / games, 1),
+    }
+
+
+def combine(ms: list[dict[str, float]]) -> dict[str, float]:
+    """Several measurements of one thing as one."""
+    games = sum(m["games"] for m in ms)
+    actions = sum(m["actions"] for m in ms)
+    elapsed = sum(m["seconds"] for m in ms)
+    return {
+        "games": games,
+        "actions": actions,
+        "seconds": round(elapsed, 3),
+        "games_per_s": round(games / elapsed, 1),
+        "actions_per_s": round(actions / elapsed),
+        "actions_per_game": round(actions / games, 1),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=50.0, help="CPU seconds in all (about)")
+    parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+    share = args.seconds / (len(CONFIGS) + 2)
+
+    random_play: dict[str, Any] = {}
+    for variant, seats in CONFIGS:
+        rng = random.Random(f"{args.seed}-{variant}-{seats}")
+        rules = Rules(variant=variant)
+        random_play[f"{variant.value}-{seats}"] = measure(
+            lambda rules=rules, seats=seats, rng=rng: random_game(rules, seats, rng), share
+        )
+        if not args.json:
+            _print_row(f"{variant.value}, {seats} players", random_play[f"{variant.value}-{seats}"])
+
+    # The comparison: the same decks in both engines.  durakgame deals alternately from the
+    # top, player 1 first, the 13th card is trump; ours deals clockwise from the dealer's
+    # left (R-D1), so with dealer 1 seat 0 gets the first card: the same hands and stock.
+    deck_rng = random.Random(f"{args.seed}-versus")
+    decks = []
+    for _ in range(1000):
+        d = list(deck_cards(36))
+        deck_rng.shuffle(d)
+        decks.append(d)
+    theirs_decks = [[to_durakgame(c) for c in d] for d in decks]
+    ours_i = theirs_i = 0
+
+    def ours() -> int:
+        nonlocal ours_i
+        ours_i += 1
+        return first_option_game(decks[ours_i % len(decks)], 1)
+
+    def theirs() -> int:
+        nonlocal theirs_i
+        theirs_i += 1
+        return durakgame_game(theirs_decks[theirs_i % len(decks)])
+
+    # Interleaved in ten rounds, so that a busy moment of a shared machine hits both alike.
+    rounds: dict[str, list[dict[str, float]]] = {"localdurak": [], "durakgame": []}
+    for _ in range(10):
+        rounds["localdurak"].append(measure(ours, share / 10))
+        rounds["durakgame"].append(measure(theirs, share / 10))
+    versus: dict[str, Any] = {name: combine(ms) for name, ms in rounds.items()}
+    versus["ratio_actions_per_s"] = round(
+        versus["localdurak"]["actions_per_s"] / versus["durakgame"]["actions_per_s"], 2
+    )
+    versus["ratio_games_per_s"] = round(
+        versus["localdurak"]["games_per_s"] / versus["durakgame"]["games_per_s"], 2
+    )
+    report = {
+        "python": sys.version.split()[0],
+        "seed": args.seed,
+        "random_play": random_play,
+        "versus_durakgame": versus,
+    }
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    print()
+    print("2-player podkidnoy, 36 cards, first listed option on both sides:")
+    _print_row("localdurak", versus["localdurak"])
+    _print_row("durakgame 1.0.4", versus["durakgame"])
+    print(
+        f"  ratio localdurak / durakgame: actions/s {versus['ratio_actions_per_s']}, "
+        f"games/s {versus['ratio_games_per_s']}"
+    )
+    return 0
+
+
+def _print_row(label: str, m: dict[str, float]) -> None:
+    print(
+        f"  {label:<24} {m['games_per_s']:>9.1f} games/s {m['actions_per_s']:>9,.0f} actions/s"
+        f"  ({m['actions_per_game']:.0f} actions/game, {m['games']:.0f} games)"
+    )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
