@@ -74,15 +74,16 @@ _SHOW1: Final = tuple(tuple(Action(s, Do.SHOW, card=c) for c in CARDS) for s in 
 _CHALLENGE1: Final = tuple(tuple(Action(s, Do.CHALLENGE, card=c) for c in CARDS) for s in _SEATS)
 _TAKE1: Final = tuple(Action(s, Do.TAKE) for s in _SEATS)
 _PASS1: Final = tuple(Action(s, Do.PASS) for s in _SEATS)
-_COVER1: list[Action | None] = [None] * (6 * 52 * 52)  # filled on first use
+# _COVER1[seat][on][card]: the covers of one attack card, a row made on first use.
+_COVER1: Final[list[list[tuple[Action, ...] | None]]] = [[None] * 52 for _ in _SEATS]
 
 
-def _cover_action(seat: int, card: int, on: int) -> Action:
-    i = (seat * 52 + on) * 52 + card
-    a = _COVER1[i]
-    if a is None:
-        a = _COVER1[i] = Action(seat, Do.COVER, card=CARDS[card], on=CARDS[on])
-    return a
+def _cover_row(seat: int, on: int) -> tuple[Action, ...]:
+    """Every cover of ``on`` by ``seat``, indexed by the covering card."""
+    row = _COVER1[seat][on]
+    if row is None:
+        row = _COVER1[seat][on] = tuple(Action(seat, Do.COVER, card=c, on=CARDS[on]) for c in CARDS)
+    return row
 
 
 _deck_mask: Final = cache(deck_mask)
@@ -122,6 +123,22 @@ _Snap = tuple[
 ]
 
 
+def _next_in(seats: int, seat: int) -> int | None:
+    """The first seat of the seat bit set ``seats`` on ``seat``'s left, going clockwise
+    (R-B2: seat numbers increase clockwise) and wrapping round; None if the set is empty."""
+    later = seats >> (seat + 1)
+    if later:
+        return seat + (later & -later).bit_length()
+    if seats:
+        return (seats & -seats).bit_length() - 1
+    return None
+
+
+def _seats_of(mask: int) -> tuple[int, ...]:
+    """The seats of a seat bit set, lowest first."""
+    return tuple(s for s in range(mask.bit_length()) if mask >> s & 1)
+
+
 def _n_cards(k: int) -> str:
     return f"{k} card" if k == 1 else f"{k} cards"
 
@@ -153,6 +170,15 @@ class Game:
         self._beats = _beat_masks(trump, rules.japanese)
         self._deck_mask = _deck_mask(rules.deck)
         self._team: tuple[int, ...] = _TEAM_OF.get(rules.teams, tuple(range(seats)))
+        # R-T1 as seat bit sets, fixed for the game: each team's seats, each seat's opponents.
+        self._team_masks: tuple[int, ...] = tuple(
+            mask_of(s for s in range(seats) if self._team[s] == t) for t in sorted(set(self._team))
+        )
+        self._opponents: tuple[int, ...] = tuple(
+            mask_of(o for o in range(seats) if self._team[o] != self._team[s]) for s in range(seats)
+        )
+        self._neighbours = rules.throw_in is ThrowIn.NEIGHBOURS
+        self._all_seats = (1 << seats) - 1
         self._hs = rules.hand_size
         self._hands = [0] * seats
         self._unknown = [0] * seats
@@ -469,21 +495,18 @@ class Game:
     # --- seats ------------------------------------------------------------------------
 
     def _next_active(self, seat: int) -> int | None:
-        """The next player on ``seat``'s left who is not out."""
-        n = self.seats
-        for k in range(1, n + 1):
-            s = (seat + k) % n
-            if not self._out_mask >> s & 1:
-                return s
-        return None
+        """The next player on ``seat``'s left who is not out (``seat`` itself last)."""
+        return _next_in(self._all_seats & ~self._out_mask, seat)
 
     def _next_opponent(self, seat: int, step: int = 1) -> int | None:
         """The next active opponent on the left (step -1: on the right) of ``seat`` (R-T2)."""
+        active = self._opponents[seat] & ~self._out_mask
+        if step == 1:
+            return _next_in(active, seat)
         n = self.seats
-        team = self._team[seat]
         for k in range(1, n):
-            s = (seat + step * k) % n
-            if not self._out_mask >> s & 1 and self._team[s] != team:
+            s = (seat - k) % n
+            if active >> s & 1:
                 return s
         return None
 
@@ -491,19 +514,14 @@ class Game:
         """R-B2, R-T2: the active opponents of the defender (or his two nearest ones)."""
         d = self.defender
         assert d is not None and self.attacker is not None
-        if self.rules.throw_in is ThrowIn.NEIGHBOURS:
+        if self._neighbours:
             m = 1 << self.attacker
             for step in (1, -1):
                 s = self._next_opponent(d, step)
                 if s is not None:
                     m |= 1 << s
             return m
-        m = 0
-        team = self._team[d]
-        for s in range(self.seats):
-            if not self._out_mask >> s & 1 and self._team[s] != team:
-                m |= 1 << s
-        return m | 1 << self.attacker
+        return self._opponents[d] & ~self._out_mask | 1 << self.attacker
 
     def _start_bout(self, attacker: int) -> None:
         self.attacker = attacker
@@ -520,10 +538,12 @@ class Game:
         self._rank_cards = 0
         self._passed = 0
         self._taking = False
-        self._shown = [0] * self.seats
-        self._info = {}
-        self._snaps = []
-        self._challenged = 0
+        if self._transfers:
+            self._shown = [0] * self.seats  # R-B7: once per bout
+        if self._cheating:
+            self._info = {}
+            self._snaps = []
+            self._challenged = 0
         self._attackers = 0 if self._duren else self._compute_attackers()
 
     # --- legal actions ----------------------------------------------------------------
@@ -564,14 +584,7 @@ class Game:
         hand = self._hands[seat]
         if seat == self.defender:
             if not self._taking:
-                beats = self._beats
-                for a, c in zip(att, self._cov, strict=True):
-                    if c is None:
-                        m = hand & beats[a]
-                        while m:
-                            low = m & -m
-                            acts.append(_cover_action(seat, low.bit_length() - 1, a))
-                            m ^= low
+                self._legal_covers(seat, hand, acts)
                 if self._transfers:
                     self._legal_transfers(seat, hand, acts)
                 acts.append(_TAKE1[seat])
@@ -593,6 +606,20 @@ class Game:
                     m ^= low
             acts.append(_PASS1[seat])
         return acts
+
+    def _legal_covers(self, seat: int, hand: int, acts: list[Action]) -> None:
+        """R-B5: each uncovered attack card, in table order, by each card of ``hand`` that
+        beats it (low cards first)."""
+        beats = self._beats
+        for a, c in zip(self._att, self._cov, strict=True):
+            if c is None:
+                m = hand & beats[a]
+                if m:
+                    row = _cover_row(seat, a)
+                    while m:
+                        low = m & -m
+                        acts.append(row[low.bit_length() - 1])
+                        m ^= low
 
     def _legal_transfers(self, seat: int, hand: int, acts: list[Action]) -> None:
         if not self._transfers or self._uncovered != len(self._att) or not self._transfer_bout():
@@ -638,14 +665,7 @@ class Game:
         if seat != self.defender:
             return []
         acts: list[Action] = []
-        beats = self._beats
-        for a, c in zip(self._att, self._cov, strict=True):
-            if c is None:
-                m = hand & beats[a]
-                while m:
-                    low = m & -m
-                    acts.append(_cover_action(seat, low.bit_length() - 1, a))
-                    m ^= low
+        self._legal_covers(seat, hand, acts)
         acts.append(_TAKE1[seat])
         return acts
 
@@ -1075,13 +1095,13 @@ class Game:
     def _all_passed(self) -> bool:
         """R-B9: every attacker has passed (an attacker without cards has passed)."""
         m = self._attackers & ~self._passed
-        s = 0
         hands, unknown = self._hands, self._unknown
         while m:
-            if m & 1 and (hands[s] or unknown[s]):
+            low = m & -m
+            s = low.bit_length() - 1
+            if hands[s] or unknown[s]:
                 return False
-            m >>= 1
-            s += 1
+            m ^= low
         return True
 
     def _maybe_end(self) -> None:
@@ -1204,8 +1224,9 @@ class Game:
         if not self.stock_count:
             # R-B13: with the stock empty, a player without cards is out (seat order).
             # reading: judged after the refill, so whoever drew the last cards stays in.
+            hands, unknown = self._hands, self._unknown
             for s in range(self.seats):
-                if not self._out_mask >> s & 1 and not self.count(s):
+                if not self._out_mask >> s & 1 and not hands[s] and not unknown[s]:
                     self._out.append(s)
                     self._out_mask |= 1 << s
         if self._game_over(d, last_attack):
@@ -1218,39 +1239,42 @@ class Game:
 
     def _refill(self, d: int) -> None:
         """R-B12 (R-P6): draw up to the hand size; the trump card is drawn last."""
-        n = self.seats
+        n, opener, out = self.seats, self._opener, self._out_mask
         if self._duren:
-            order = [self._opener, d]
+            order = [opener, d]
         else:
-            order = [
-                s
-                for s in ((self._opener + k) % n for k in range(n))
-                if s != d and not self._out_mask >> s & 1
-            ]
+            # The attackers from the main attacker clockwise, the defender last.
+            order = [s for k in range(n) if (s := (opener + k) % n) != d and not out >> s & 1]
             order.append(d)
+        hands, unknown, hs, turned = self._hands, self._unknown, self._hs, self._turned
         sched: list[int] = []
         draws: list[tuple[int, Card | None]] = []
         for s in order:
-            need = self._hs - self.count(s)
-            while need > 0 and self.stock_count:
-                need -= 1
-                self.stock_count -= 1
-                sched.append(s)
-                if self._full:
-                    c = self._stock[self._stock_pos]
-                    self._stock_pos += 1
-                    self._hands[s] |= 1 << c
-                    if self.stock_count == 0 and self._turned is not None:
-                        self._pub[s] |= 1 << c  # the turned trump card was seen by all
-                    draws.append((s, c))
-                elif self.stock_count == 0 and self._turned is not None:
-                    b = 1 << self._turned
-                    self._hands[s] |= b
-                    self._pub[s] |= b
-                    draws.append((s, self._turned))
-                else:
-                    self._unknown[s] += 1
-                    draws.append((s, None))
+            k = min(hs - hands[s].bit_count() - unknown[s], self.stock_count)
+            if k <= 0:
+                continue
+            self.stock_count -= k
+            sched += [s] * k
+            # The turned trump card is the stock's last card, drawn in public (R-D2).
+            last_turned = self.stock_count == 0 and turned is not None
+            if self._full:
+                pos = self._stock_pos
+                drawn = self._stock[pos : pos + k]
+                self._stock_pos = pos + k
+                hands[s] |= mask_of(drawn)
+                if last_turned:
+                    self._pub[s] |= 1 << drawn[-1]
+                draws += [(s, c) for c in drawn]
+            elif last_turned:
+                assert turned is not None
+                unknown[s] += k - 1
+                hands[s] |= 1 << turned
+                self._pub[s] |= 1 << turned
+                draws += [(s, None)] * (k - 1)
+                draws.append((s, turned))
+            else:
+                unknown[s] += k
+                draws += [(s, None)] * k
         self._last_refill = sched
         self._last_draws = draws
 
@@ -1258,12 +1282,12 @@ class Game:
         """R-B14, R-T3, R-B15: end the game when at most one player (team) holds cards."""
         if self.stock_count:
             return False  # nobody is out before the stock is empty (R-B13)
-        live = {self._team[s] for s in range(self.seats) if not self._out_mask >> s & 1}
+        out = self._out_mask
+        live = [t for t in self._team_masks if t & ~out]  # the teams still holding cards
         if len(live) > 1:
             return False
         if live:
-            (team,) = live
-            durak = tuple(s for s in range(self.seats) if self._team[s] == team)
+            durak = _seats_of(live[0])
         elif self.rules.tie is Tie.LAST_DEFENDER_LOSES:
             durak = tuple(s for s in range(self.seats) if self._team[s] == self._team[d])
         else:
