@@ -123,6 +123,18 @@ _Snap = tuple[
 ]
 
 
+@cache
+def _seat_layout(
+    teams: Teams, seats: int
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """R-T1: the team of each seat, and as seat bit sets each team's seats and each seat's
+    opponents (without teams every player is his own team)."""
+    team = _TEAM_OF.get(teams, tuple(range(seats)))
+    team_masks = tuple(mask_of(s for s in range(seats) if team[s] == t) for t in sorted(set(team)))
+    opponents = tuple(mask_of(o for o in range(seats) if team[o] != team[s]) for s in range(seats))
+    return team, team_masks, opponents
+
+
 def _next_in(seats: int, seat: int) -> int | None:
     """The first seat of the seat bit set ``seats`` on ``seat``'s left, going clockwise
     (R-B2: seat numbers increase clockwise) and wrapping round; None if the set is empty."""
@@ -169,14 +181,7 @@ class Game:
         self._cheating = rules.cheating
         self._beats = _beat_masks(trump, rules.japanese)
         self._deck_mask = _deck_mask(rules.deck)
-        self._team: tuple[int, ...] = _TEAM_OF.get(rules.teams, tuple(range(seats)))
-        # R-T1 as seat bit sets, fixed for the game: each team's seats, each seat's opponents.
-        self._team_masks: tuple[int, ...] = tuple(
-            mask_of(s for s in range(seats) if self._team[s] == t) for t in sorted(set(self._team))
-        )
-        self._opponents: tuple[int, ...] = tuple(
-            mask_of(o for o in range(seats) if self._team[o] != self._team[s]) for s in range(seats)
-        )
+        self._team, self._team_masks, self._opponents = _seat_layout(rules.teams, seats)
         self._neighbours = rules.throw_in is ThrowIn.NEIGHBOURS
         self._all_seats = (1 << seats) - 1
         self._hs = rules.hand_size
@@ -198,9 +203,7 @@ class Game:
         self._defended = False  # a successful defence happened (R-B4b)
         self._limit = self._compute_limit()
         # The last legal list of each seat, valid while nothing changed (see `apply`).
-        self._ver = 0
-        self._memo_ver = [-1] * seats
-        self._memo_acts: list[list[Action]] = [[] for _ in range(seats)]
+        self._listed: dict[int, list[Action]] = {}
         self._bout_no = 0
         self._last_refill: list[int] = []
         self._last_draws: list[tuple[int, Card | None]] = []
@@ -490,7 +493,7 @@ class Game:
             raise ValueError(f"seat {seat} has only {self._unknown[seat]} unknown cards")
         self._hands[seat] |= new
         self._unknown[seat] -= new.bit_count()
-        self._ver += 1
+        self._listed = {}
 
     # --- seats ------------------------------------------------------------------------
 
@@ -555,17 +558,19 @@ class Game:
             raise ValueError(f"there is no seat {seat} at this table (R-C3)")
         if self.result is not None or self._out_mask >> seat & 1:
             return []
-        att = self._att
-        if not att and seat != self.attacker:
-            return []  # only the main attacker acts before the bout opens (R-B1)
-        if self._duren:
+        if not self._att:
+            if seat != self.attacker:
+                return []  # only the main attacker acts before the bout opens (R-B1)
+            acts = self._legal_duren(seat) if self._duren else self._legal_open(seat)
+        elif self._duren:
             acts = self._legal_duren(seat)
+        elif seat == self.defender:
+            acts = self._legal_defence(seat)
         else:
-            acts = self._legal(seat, att) if att else self._legal_open(seat)
-            if self._cheating:
-                self._legal_challenges(seat, acts)
-        self._memo_ver[seat] = self._ver
-        self._memo_acts[seat] = acts
+            acts = self._legal_throw_in(seat)
+        if self._cheating:
+            self._legal_challenges(seat, acts)
+        self._listed[seat] = acts  # for apply's fast path; the caller gets a copy
         return acts[:]
 
     def _legal_open(self, seat: int) -> list[Action]:
@@ -579,22 +584,27 @@ class Game:
             hand ^= low
         return acts
 
-    def _legal(self, seat: int, att: list[Card]) -> list[Action]:
+    def _legal_defence(self, seat: int) -> list[Action]:
+        """The defender: covers (R-B5), transfers (R-B6, R-B7), take (R-B8)."""
+        if self._taking:
+            return []
+        hand = self._hands[seat]
+        acts = self._legal_covers(seat, hand)
+        if self._transfers:
+            self._legal_transfers(seat, hand, acts)
+        acts.append(_TAKE1[seat])
+        return acts
+
+    def _legal_throw_in(self, seat: int) -> list[Action]:
+        """Another seat while the bout is open: throw-ins (R-B3, R-B4) and pass (R-B9)."""
         acts: list[Action] = []
         hand = self._hands[seat]
-        if seat == self.defender:
-            if not self._taking:
-                self._legal_covers(seat, hand, acts)
-                if self._transfers:
-                    self._legal_transfers(seat, hand, acts)
-                acts.append(_TAKE1[seat])
-            return acts
         bit = 1 << seat
         if self._attackers & bit and not self._passed & bit and (hand or self._unknown[seat]):
             d = self.defender
             assert d is not None
             if (
-                len(att) < self._limit
+                len(self._att) < self._limit
                 and self._uncovered < self._hands[d].bit_count() + self._unknown[d]
                 and (self._free_order or self._may_throw_in(seat))
             ):
@@ -607,19 +617,21 @@ class Game:
             acts.append(_PASS1[seat])
         return acts
 
-    def _legal_covers(self, seat: int, hand: int, acts: list[Action]) -> None:
+    def _legal_covers(self, seat: int, hand: int) -> list[Action]:
         """R-B5: each uncovered attack card, in table order, by each card of ``hand`` that
         beats it (low cards first)."""
-        beats = self._beats
-        for a, c in zip(self._att, self._cov, strict=True):
-            if c is None:
+        acts: list[Action] = []
+        beats, cov = self._beats, self._cov
+        for i, a in enumerate(self._att):
+            if cov[i] is None:
                 m = hand & beats[a]
                 if m:
-                    row = _cover_row(seat, a)
+                    row = _COVER1[seat][a] or _cover_row(seat, a)
                     while m:
                         low = m & -m
                         acts.append(row[low.bit_length() - 1])
                         m ^= low
+        return acts
 
     def _legal_transfers(self, seat: int, hand: int, acts: list[Action]) -> None:
         if not self._transfers or self._uncovered != len(self._att) or not self._transfer_bout():
@@ -664,8 +676,7 @@ class Game:
             ]
         if seat != self.defender:
             return []
-        acts: list[Action] = []
-        self._legal_covers(seat, hand, acts)
+        acts = self._legal_covers(seat, hand)
         acts.append(_TAKE1[seat])
         return acts
 
@@ -994,14 +1005,15 @@ class Game:
         """Check ``action``, then play it; a refused action raises and changes nothing."""
         seat = action.seat
         cheat = True
-        if type(seat) is int and 0 <= seat < self.seats and self._memo_ver[seat] == self._ver:
-            for listed in self._memo_acts[seat]:
-                if listed is action:
+        listed = self._listed.get(seat) if type(seat) is int else None
+        if listed is not None:
+            for a in listed:
+                if a is action:
                     cheat = False  # listed as legal since the last change: honest, allowed
                     break
         if cheat:
             cheat = self._check(action)
-        self._ver += 1
+        self._listed = {}  # the state changes: every legal list is stale
         do = action.do
         if do is _CHALLENGE:
             self.log.append(action)
