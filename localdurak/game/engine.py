@@ -110,7 +110,7 @@ _Snap = tuple[
     list[int],  # unknown counts
     list[int],  # public cards
     list[Card],  # attack cards
-    list[Card | None],  # their covers
+    list[tuple[Card, Card | None]],  # the table: (attack card, its cover)
     int,  # uncovered
     int,  # table mask
     int,  # ranks on the table
@@ -212,7 +212,9 @@ class Game:
         self.defender: int | None = None
         self._opener = 0
         self._att: list[Card] = []
-        self._cov: list[Card | None] = []
+        # The table as `table` shows it, (attack card, cover or None), kept up to date so
+        # that reading it is a copy; _att[i] is _table[i][0], for index lookups.
+        self._table: list[tuple[Card, Card | None]] = []
         self._uncovered = 0
         self._table_mask = 0
         self._rank_cards = 0  # every card of a rank on the table (R-B3)
@@ -381,7 +383,7 @@ class Game:
 
     @property
     def table(self) -> list[tuple[Card, Card | None]]:
-        return list(zip(self._att, self._cov))  # noqa: B905 (same length by construction)
+        return self._table[:]  # a copy of a list of tuples: the caller cannot change ours
 
     @property
     def phase(self) -> str:
@@ -535,7 +537,7 @@ class Game:
         else:
             self.defender = self._next_opponent(attacker)
         self._att = []
-        self._cov = []
+        self._table = []
         self._uncovered = 0
         self._table_mask = 0
         self._rank_cards = 0
@@ -621,9 +623,9 @@ class Game:
         """R-B5: each uncovered attack card, in table order, by each card of ``hand`` that
         beats it (low cards first)."""
         acts: list[Action] = []
-        beats, cov = self._beats, self._cov
-        for i, a in enumerate(self._att):
-            if cov[i] is None:
+        beats = self._beats
+        for a, c in self._table:
+            if c is None:
                 m = hand & beats[a]
                 if m:
                     row = _COVER1[seat][a] or _cover_row(seat, a)
@@ -855,7 +857,7 @@ class Game:
             i = self._att.index(on)
         except ValueError:
             raise IllegalAction("R-B5", f"{Card(on).pretty()} is not an attack card") from None
-        if self._cov[i] is not None:
+        if self._table[i][1] is not None:
             raise IllegalAction("R-B5", f"{Card(on).pretty()} is already covered")
         if not self._holds(seat, card):
             raise IllegalAction("R-S1", f"seat {seat} does not hold {Card(card).pretty()}")
@@ -1023,7 +1025,7 @@ class Game:
             self._snaps.append(self._snapshot())
         self.log.append(action)
         if do is _ATTACK:
-            hands, att, cov = self._hands, self._att, self._cov
+            hands, att, table = self._hands, self._att, self._table
             for c in action.cards:
                 c = CARDS[c]  # a plain int index becomes the Card
                 b = 1 << c
@@ -1037,7 +1039,7 @@ class Game:
                 if self._cheating:
                     self._info[c] = (seat, len(self._snaps) - 1, cheat)
                 att.append(c)
-                cov.append(None)
+                table.append((c, None))
             self._uncovered += len(action.cards)
             if self._duren:
                 return
@@ -1049,7 +1051,8 @@ class Game:
             assert action.card is not None and action.on is not None
             card = CARDS[action.card]
             self._play(seat, card, cheat)
-            self._cov[self._att.index(action.on)] = card
+            i = self._att.index(action.on)
+            self._table[i] = (self._att[i], card)
             self._uncovered -= 1
             if self._duren:
                 if not self._uncovered:
@@ -1074,7 +1077,7 @@ class Game:
             if do is _TRANSFER:
                 self._play(seat, card, cheat)
                 self._att.append(card)
-                self._cov.append(None)
+                self._table.append((card, None))
                 self._uncovered += 1
             else:
                 # R-B7: the shown trump stays in the hand, now seen by everyone.
@@ -1140,7 +1143,7 @@ class Game:
             list(self._unknown),
             list(self._pub),
             list(self._att),
-            list(self._cov),
+            list(self._table),
             self._uncovered,
             self._table_mask,
             self._rank_cards,
@@ -1169,7 +1172,7 @@ class Game:
             unknown,
             pub,
             att,
-            cov,
+            table,
             self._uncovered,
             self._table_mask,
             self._rank_cards,
@@ -1184,7 +1187,7 @@ class Game:
         self._unknown = list(unknown)
         self._pub = list(pub)
         self._att = list(att)
-        self._cov = list(cov)
+        self._table = list(table)
         self._shown = list(shown)
         del self._snaps[k:]
         self._info = {c: i for c, i in self._info.items() if i[1] < k}
@@ -1211,14 +1214,14 @@ class Game:
     def _end_bout(self, defended: bool) -> None:
         d = self.defender
         assert d is not None
-        att, cov = self._att, self._cov
+        att = self._att
         taken = 0
         if defended:
             self._defended = True
             self._limit = self._compute_limit()
         elif self._duren and self.rules.partial_defence:
             # R-P5: the covered pairs are discarded, the uncovered cards taken.
-            for x, c in zip(att, cov, strict=True):
+            for x, c in self._table:
                 if c is None:
                     taken |= 1 << x
         else:
@@ -1315,7 +1318,7 @@ class Game:
         self.attacker = self.defender = None
         self._attackers = 0
         self._passed = 0
-        self._att, self._cov = [], []
+        self._att, self._table = [], []
         self._uncovered = 0
         self._table_mask = self._rank_cards = 0
         self._info = {}
@@ -1352,7 +1355,7 @@ class Game:
             trump_card=self.trump_card,
             stock_count=self.stock_count,
             discard_count=self.discard_count,
-            table=tuple(self.table),
+            table=tuple(self._table),
             attacker=self.attacker,
             defender=self.defender,
             attackers=tuple(self.attackers),
