@@ -205,8 +205,8 @@ class Game:
         # The last legal list of each seat, valid while nothing changed (see `apply`).
         self._listed: dict[int, list[Action]] = {}
         self._bout_no = 0
-        self._last_refill: list[int] = []
-        self._last_draws: list[tuple[int, Card | None]] = []
+        self._last_refill: list[int] = []  # who drew, one entry per card (R-B12)
+        self._refill_from = 0  # full information: where in the stock the last refill began
         # The bout (set by _start_bout).
         self.attacker: int | None = None
         self.defender: int | None = None
@@ -457,7 +457,15 @@ class Game:
 
     def last_draws(self, seat: int) -> list[Card]:
         """The cards the seat drew in the last refill, as far as this game knows them."""
-        return [c for s, c in self._last_draws if s == seat and c is not None]
+        sched = self._last_refill
+        drawn: Sequence[Card | None]
+        if self._full:
+            drawn = self._stock[self._refill_from : self._refill_from + len(sched)]
+        elif sched and not self.stock_count and self._turned is not None:
+            drawn = [None] * (len(sched) - 1) + [self._turned]  # only the turned card is seen
+        else:
+            return []
+        return [c for s, c in zip(sched, drawn, strict=True) if s == seat and c is not None]
 
     def stock_cards(self) -> list[Card]:
         """Full information only: the stock, top card first, the trump card last."""
@@ -1235,7 +1243,7 @@ class Game:
         if self.stock_count:
             self._refill(d)
         else:
-            self._last_refill, self._last_draws = [], []
+            self._last_refill = []
         if not self.stock_count:
             # R-B13: with the stock empty, a player without cards is out (seat order).
             # reading: judged after the refill, so whoever drew the last cards stays in.
@@ -1261,37 +1269,30 @@ class Game:
             # The attackers from the main attacker clockwise, the defender last.
             order = [s for k in range(n) if (s := (opener + k) % n) != d and not out >> s & 1]
             order.append(d)
-        hands, unknown, hs, turned = self._hands, self._unknown, self._hs, self._turned
+        hands, unknown, hs, stock = self._hands, self._unknown, self._hs, self._stock
+        pos = self._refill_from = self._stock_pos
         sched: list[int] = []
-        draws: list[tuple[int, Card | None]] = []
         for s in order:
             k = min(hs - hands[s].bit_count() - unknown[s], self.stock_count)
             if k <= 0:
                 continue
             self.stock_count -= k
             sched += [s] * k
-            # The turned trump card is the stock's last card, drawn in public (R-D2).
-            last_turned = self.stock_count == 0 and turned is not None
             if self._full:
-                pos = self._stock_pos
-                drawn = self._stock[pos : pos + k]
-                self._stock_pos = pos + k
-                hands[s] |= mask_of(drawn)
-                if last_turned:
-                    self._pub[s] |= 1 << drawn[-1]
-                draws += [(s, c) for c in drawn]
-            elif last_turned:
-                assert turned is not None
-                unknown[s] += k - 1
-                hands[s] |= 1 << turned
-                self._pub[s] |= 1 << turned
-                draws += [(s, None)] * (k - 1)
-                draws.append((s, turned))
+                for c in stock[pos : pos + k]:
+                    hands[s] |= 1 << c
+                pos += k
             else:
-                unknown[s] += k
-                draws += [(s, None)] * k
+                unknown[s] += k  # hidden: the card-privacy protocol tells the drawer alone
+        self._stock_pos = pos
         self._last_refill = sched
-        self._last_draws = draws
+        if not self.stock_count and self._turned is not None:
+            # R-D2: the turned trump card, the stock's last, was drawn in everyone's sight.
+            s, b = sched[-1], 1 << self._turned
+            if not self._full:
+                unknown[s] -= 1
+                hands[s] |= b
+            self._pub[s] |= b
 
     def _game_over(self, d: int, last_attack: list[Card]) -> bool:
         """R-B14, R-T3, R-B15: end the game when at most one player (team) holds cards."""
