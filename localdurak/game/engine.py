@@ -175,6 +175,9 @@ class Game:
         self.trump: Final = trump
         self.log: list[Action] = []
         self.result: GameResult | None = None
+        # records.md "state": "bout", "taking" (the defender declared take, R-B8) or "over";
+        # set wherever _taking or result changes.
+        self.phase = "bout"
         self._duren = rules.variant is Variant.DUREN
         self._transfers = rules.variant is Variant.PEREVODNOY
         self._free_order = rules.throw_in_order is ThrowInOrder.FREE
@@ -386,12 +389,6 @@ class Game:
         return self._table[:]  # a copy of a list of tuples: the caller cannot change ours
 
     @property
-    def phase(self) -> str:
-        if self.result is not None:
-            return "over"
-        return "taking" if self._taking else "bout"
-
-    @property
     def out(self) -> list[int]:
         return list(self._out)
 
@@ -551,6 +548,7 @@ class Game:
         self._rank_cards = 0
         self._passed = 0
         self._taking = False
+        self.phase = "bout"
         if self._transfers:
             self._shown = [0] * self.seats  # R-B7: once per bout
         if self._cheating:
@@ -571,11 +569,11 @@ class Game:
         if not self._att:
             if seat != self.attacker:
                 return []  # only the main attacker acts before the bout opens (R-B1)
-            acts = self._legal_duren(seat) if self._duren else self._legal_open(seat)
-        elif self._duren:
-            acts = self._legal_duren(seat)
+            acts = self._legal_leads(seat) if self._duren else self._legal_open(seat)
         elif seat == self.defender:
-            acts = self._legal_defence(seat)
+            acts = self._legal_defence(seat)  # in Dureń too: cover or take (R-P4)
+        elif self._duren:
+            return []  # nobody throws in in Dureń (R-P3)
         else:
             acts = self._legal_throw_in(seat)
         if self._cheating:
@@ -598,8 +596,20 @@ class Game:
         """The defender: covers (R-B5), transfers (R-B6, R-B7), take (R-B8)."""
         if self._taking:
             return []
+        acts: list[Action] = []
         hand = self._hands[seat]
-        acts = self._legal_covers(seat, hand)
+        # R-B5: each uncovered attack card, in table order, by each card of the hand that
+        # beats it (low cards first).
+        beats = self._beats
+        for a, c in self._table:
+            if c is None:
+                m = hand & beats[a]
+                if m:
+                    row = _COVER1[seat][a] or _cover_row(seat, a)
+                    while m:
+                        low = m & -m
+                        acts.append(row[low.bit_length() - 1])
+                        m ^= low
         if self._transfers:
             self._legal_transfers(seat, hand, acts)
         acts.append(_TAKE1[seat])
@@ -625,22 +635,6 @@ class Game:
                     acts.append(row[low.bit_length() - 1])
                     m ^= low
             acts.append(_PASS1[seat])
-        return acts
-
-    def _legal_covers(self, seat: int, hand: int) -> list[Action]:
-        """R-B5: each uncovered attack card, in table order, by each card of ``hand`` that
-        beats it (low cards first)."""
-        acts: list[Action] = []
-        beats = self._beats
-        for a, c in self._table:
-            if c is None:
-                m = hand & beats[a]
-                if m:
-                    row = _COVER1[seat][a] or _cover_row(seat, a)
-                    while m:
-                        low = m & -m
-                        acts.append(row[low.bit_length() - 1])
-                        m ^= low
         return acts
 
     def _legal_transfers(self, seat: int, hand: int, acts: list[Action]) -> None:
@@ -671,24 +665,16 @@ class Game:
             if by != seat and not self._challenged >> c & 1:
                 acts.append(_CHALLENGE1[seat][c])
 
-    def _legal_duren(self, seat: int) -> list[Action]:
-        hand = self._hands[seat]
-        if not self._att:
-            if seat != self.attacker:
-                return []
-            assert self.defender is not None
-            most = min(duren.MAX_LEAD, self.count(self.defender))
-            key_trump = self.trump
-            # reading: a lead's cards are listed in the order hands are shown (records.md).
-            return [
-                Action(seat, _ATTACK, sort_hand(cards_of(m), key_trump))
-                for m in duren.leads(hand, self.rules.duren_leads, most)
-            ]
-        if seat != self.defender:
-            return []
-        acts = self._legal_covers(seat, hand)
-        acts.append(_TAKE1[seat])
-        return acts
+    def _legal_leads(self, seat: int) -> list[Action]:
+        """Dureń: the main attacker's every legal lead (R-P2, R-P3)."""
+        assert self.defender is not None
+        most = min(duren.MAX_LEAD, self.count(self.defender))
+        key_trump = self.trump
+        # reading: a lead's cards are listed in the order hands are shown (records.md).
+        return [
+            Action(seat, _ATTACK, sort_hand(cards_of(m), key_trump))
+            for m in duren.leads(self._hands[seat], self.rules.duren_leads, most)
+        ]
 
     def _may_throw_in(self, seat: int) -> bool:
         """R-B3 first_word: others throw in only after the main attacker's Done."""
@@ -1076,6 +1062,7 @@ class Game:
             return
         if do is _TAKE:
             self._taking = True
+            self.phase = "taking"
             if self._duren:
                 self._end_bout(False)  # R-P4: nobody throws in, the bout ends at once
                 return
@@ -1129,20 +1116,25 @@ class Game:
 
     def _maybe_end(self) -> None:
         """R-B10: end the bout when its conditions hold."""
-        if not self._att:
+        att = self._att
+        if not att:
             return
         d = self.defender
         assert d is not None
-        full = len(self._att) >= self._limit
-        held = self._hands[d].bit_count() + self._unknown[d]
         if not self._taking:
-            if self._uncovered:
-                return
             # (a) all covered: every attacker passed, or R-B4 allows no further card
             # (the limit, or (c) a defender without cards, R-B13).
-            if full or not held or self._all_passed():
+            if not self._uncovered and (
+                len(att) >= self._limit
+                or not (self._hands[d] or self._unknown[d])
+                or self._all_passed()
+            ):
                 self._end_bout(True)
-        elif full or self._uncovered >= held or self._all_passed():
+        elif (
+            len(att) >= self._limit
+            or self._uncovered >= self._hands[d].bit_count() + self._unknown[d]
+            or self._all_passed()
+        ):
             self._end_bout(False)  # (b)
 
     def _snapshot(self) -> _Snap:
@@ -1197,6 +1189,7 @@ class Game:
         self._att = list(att)
         self._table = list(table)
         self._shown = list(shown)
+        self.phase = "taking" if self._taking else "bout"
         del self._snaps[k:]
         self._info = {c: i for c, i in self._info.items() if i[1] < k}
         self._challenged &= self._table_mask
@@ -1316,6 +1309,7 @@ class Game:
             low = lowest_rank(self.rules.deck)
             pogony = sum(1 for c in last_attack if c.rank == low and c.suit != self.trump)
         self.result = GameResult(durak, not durak, pogony)
+        self.phase = "over"
         self.attacker = self.defender = None
         self._attackers = 0
         self._passed = 0
