@@ -578,6 +578,8 @@ class Game:
             acts = self._legal_throw_in(seat)
         if self._cheating:
             self._legal_challenges(seat, acts)
+        if not acts:
+            return acts  # nothing to recognise in apply
         self._listed[seat] = acts  # for apply's fast path; the caller gets a copy
         return acts[:]
 
@@ -617,24 +619,28 @@ class Game:
 
     def _legal_throw_in(self, seat: int) -> list[Action]:
         """Another seat while the bout is open: throw-ins (R-B3, R-B4) and pass (R-B9)."""
-        acts: list[Action] = []
-        hand = self._hands[seat]
         bit = 1 << seat
-        if self._attackers & bit and not self._passed & bit and (hand or self._unknown[seat]):
-            d = self.defender
-            assert d is not None
-            if (
-                len(self._att) < self._limit
-                and self._uncovered < self._hands[d].bit_count() + self._unknown[d]
-                and (self._free_order or self._may_throw_in(seat))
-            ):
-                m = hand & self._rank_cards
-                row = _ATTACK1[seat]
-                while m:
-                    low = m & -m
-                    acts.append(row[low.bit_length() - 1])
-                    m ^= low
-            acts.append(_PASS1[seat])
+        if not self._attackers & bit or self._passed & bit:
+            return []  # not an attacker of this bout (R-B2, R-T2), or passed (R-B9)
+        hand = self._hands[seat]
+        if not hand and not self._unknown[seat]:
+            return []  # without cards he has passed (R-B9)
+        acts: list[Action] = []
+        d = self.defender
+        assert d is not None
+        m = hand & self._rank_cards  # R-B3: ranks on the table
+        if (
+            m
+            and len(self._att) < self._limit
+            and self._uncovered < self._hands[d].bit_count() + self._unknown[d]  # R-B4
+            and (self._free_order or self._may_throw_in(seat))
+        ):
+            row = _ATTACK1[seat]
+            while m:
+                low = m & -m
+                acts.append(row[low.bit_length() - 1])
+                m ^= low
+        acts.append(_PASS1[seat])
         return acts
 
     def _legal_transfers(self, seat: int, hand: int, acts: list[Action]) -> None:
