@@ -1251,8 +1251,8 @@ class Game:
                 if not self._out_mask >> s & 1 and not hands[s] and not unknown[s]:
                     self._out.append(s)
                     self._out_mask |= 1 << s
-        if self._game_over(d, last_attack):
-            return
+            if self._game_over(d, last_attack):
+                return
         # R-B11 / R-P4: who attacks next.
         nxt = d if defended and not self._out_mask >> d & 1 else self._next_active(d)
         assert nxt is not None
@@ -1294,9 +1294,8 @@ class Game:
             self._pub[s] |= b
 
     def _game_over(self, d: int, last_attack: list[Card]) -> bool:
-        """R-B14, R-T3, R-B15: end the game when at most one player (team) holds cards."""
-        if self.stock_count:
-            return False  # nobody is out before the stock is empty (R-B13)
+        """R-B14, R-T3, R-B15: end the game when at most one player (team) holds cards
+        (asked once the stock is empty: nobody is out before, R-B13)."""
         out = self._out_mask
         live = [t for t in self._team_masks if t & ~out]  # the teams still holding cards
         if len(live) > 1:
