@@ -1006,23 +1006,21 @@ class Game:
     def apply(self, action: Action) -> None:
         """Check ``action``, then play it; a refused action raises and changes nothing."""
         seat = action.seat
-        cheat = True
-        listed = self._listed.get(seat) if type(seat) is int else None
-        if listed is not None:
-            for a in listed:
-                if a is action:
-                    cheat = False  # listed as legal since the last change: honest, allowed
-                    break
-        if cheat:
+        for listed in self._listed.get(seat, ()) if type(seat) is int else ():
+            if listed is action:
+                cheat = False  # listed as legal since the last change: honest, allowed
+                break
+        else:
             cheat = self._check(action)
         self._listed = {}  # the state changes: every legal list is stale
         do = action.do
-        if do is _CHALLENGE:
-            self.log.append(action)
-            self._do_challenge(action)
-            return
-        if self._cheating and do in (_ATTACK, _COVER, _TRANSFER):
-            self._snaps.append(self._snapshot())
+        if self._cheating:  # R-S2, R-S3
+            if do is _CHALLENGE:
+                self.log.append(action)
+                self._do_challenge(action)
+                return
+            if do in (_ATTACK, _COVER, _TRANSFER):
+                self._snaps.append(self._snapshot())
         self.log.append(action)
         if do is _ATTACK:
             hands, att, table = self._hands, self._att, self._table
