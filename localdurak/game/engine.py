@@ -33,6 +33,7 @@ from localdurak.game.cards import (
     Card,
     Suit,
     cards_of,
+    deck_cards,
     deck_mask,
     lowest_rank,
     mask_of,
@@ -87,6 +88,11 @@ def _cover_row(seat: int, on: int) -> tuple[Action, ...]:
 
 
 _deck_mask: Final = cache(deck_mask)
+
+
+@cache
+def _deck_set(deck_size: int) -> frozenset[Card]:
+    return frozenset(deck_cards(deck_size))
 
 
 @cache
@@ -244,7 +250,7 @@ class Game:
         """Deal ``deck`` (in deal order, records.md) and find the first attacker."""
         rules.check_seats(seats)
         deck = [c if type(c) is Card else Card(c) for c in deck]
-        if len(deck) != rules.deck or mask_of(deck) != _deck_mask(rules.deck):
+        if len(deck) != rules.deck or set(deck) != _deck_set(rules.deck):
             raise RulesError(
                 f"the deck must hold each of the {rules.deck} cards of the rules' deck once (R-C1)"
             )
@@ -252,8 +258,9 @@ class Game:
         n_dealt = seats * hs
         # R-D1: one card at a time, clockwise, starting with the dealer's left.
         hands = [0] * seats
-        for i in range(n_dealt):
-            hands[(dealer + 1 + i) % seats] |= 1 << deck[i]
+        for k in range(seats):
+            # the k-th seat from the dealer's left gets the deck's cards k, k + seats, ...
+            hands[(dealer + 1 + k) % seats] = mask_of(deck[k:n_dealt:seats])
         rest = deck[n_dealt:]
         shown: dict[int, list[Card]] = {}
         turned: Card | None = None
@@ -1222,8 +1229,9 @@ class Game:
         att = self._att
         taken = 0
         if defended:
-            self._defended = True
-            self._limit = self._compute_limit()
+            if not self._defended:
+                self._defended = True
+                self._limit = self._compute_limit()  # R-B4b: the first defence lifts it to 6
         elif self._duren and self.rules.partial_defence:
             # R-P5: the covered pairs are discarded, the uncovered cards taken.
             for x, c in self._table:
