@@ -507,7 +507,7 @@ class Game:
             raise ValueError(f"seat {seat} has only {self._unknown[seat]} unknown cards")
         self._hands[seat] |= new
         self._unknown[seat] -= new.bit_count()
-        self._listed = {}
+        self._listed.clear()
 
     # --- seats ------------------------------------------------------------------------
 
@@ -1019,7 +1019,7 @@ class Game:
                 break
         else:
             cheat = self._check(action)
-        self._listed = {}  # the state changes: every legal list is stale
+        self._listed.clear()  # the state changes: every legal list is stale
         do = action.do
         if self._cheating:  # R-S2, R-S3
             if do is _CHALLENGE:
