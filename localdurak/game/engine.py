@@ -141,6 +141,13 @@ def _seat_layout(
     return team, team_masks, opponents
 
 
+@cache
+def _clockwise(seats: int) -> tuple[tuple[int, ...], ...]:
+    """_clockwise(n)[s]: every seat, going clockwise from seat s (R-B2: seat numbers
+    increase clockwise)."""
+    return tuple(tuple((s + k) % seats for k in range(seats)) for s in range(seats))
+
+
 def _next_in(seats: int, seat: int) -> int | None:
     """The first seat of the seat bit set ``seats`` on ``seat``'s left, going clockwise
     (R-B2: seat numbers increase clockwise) and wrapping round; None if the set is empty."""
@@ -191,6 +198,7 @@ class Game:
         self._beats = _beat_masks(trump, rules.japanese)
         self._deck_mask = _deck_mask(rules.deck)
         self._team, self._team_masks, self._opponents = _seat_layout(rules.teams, seats)
+        self._clockwise = _clockwise(seats)
         self._neighbours = rules.throw_in is ThrowIn.NEIGHBOURS
         self._all_seats = (1 << seats) - 1
         self._hs = rules.hand_size
@@ -1267,12 +1275,12 @@ class Game:
 
     def _refill(self, d: int) -> None:
         """R-B12 (R-P6): draw up to the hand size; the trump card is drawn last."""
-        n, opener, out = self.seats, self._opener, self._out_mask
+        opener, out = self._opener, self._out_mask
         if self._duren:
             order = [opener, d]
         else:
             # The attackers from the main attacker clockwise, the defender last.
-            order = [s for k in range(n) if (s := (opener + k) % n) != d and not out >> s & 1]
+            order = [s for s in self._clockwise[opener] if s != d and not out >> s & 1]
             order.append(d)
         hands, unknown, hs, stock = self._hands, self._unknown, self._hs, self._stock
         pos = self._refill_from = self._stock_pos
