@@ -5,9 +5,12 @@ which actions are legal now (`Game.legal_actions`), and applies one action at a 
 completely or not at all (`Game.apply`; a refused action raises `IllegalAction`, naming the
 rule, and changes nothing).
 
-Speed: a hand is an integer bit set of cards (cards.py), the table two short lists, and every
-"which cards may..." question is a mask operation; nothing is copied per action, except the
-small per-action snapshots the cheating mode needs to roll a bout back (R-S3).
+Speed: a hand is an integer bit set of cards (cards.py), so is a set of seats (teams,
+opponents, attackers, passes, the seats out), the table a short list of (attack, cover) pairs,
+and every "which cards / which seats may..." question is a mask operation.  Listing builds no
+`Action`: every single-card action exists once, and `apply` recognises one it has just listed
+by identity and skips re-checking it.  Nothing is copied per action, except the caller's copy
+of a legal list and the small snapshots the cheating mode needs to roll a bout back (R-S3).
 
 Hidden information: every hand is *known cards* plus a count of *unknown cards*, the stock a
 count plus the trump card.  `Game.deal` knows the whole deck (nothing unknown); `Game.hidden`
