@@ -51,7 +51,7 @@ from localdurak.game.rules import (
     Tie,
     Variant,
 )
-from localdurak.game.view import PlayerView, SeatView, sort_hand
+from localdurak.game.view import PlayerView, SeatView, sort_mask
 
 _ATTACK: Final = Do.ATTACK
 _COVER: Final = Do.COVER
@@ -460,11 +460,11 @@ class Game:
 
     def hand(self, seat: int) -> list[Card]:
         """The seat's cards in client order (in a hidden game: the cards known to be there)."""
-        return list(sort_hand(cards_of(self._hands[seat]), self.trump))
+        return list(sort_mask(self._hands[seat], self.trump))
 
     def known(self, seat: int) -> list[Card]:
         """The cards every player knows are in the seat's hand (public knowledge)."""
-        return list(sort_hand(cards_of(self._pub[seat]), self.trump))
+        return list(sort_mask(self._pub[seat], self.trump))
 
     def refill_schedule(self) -> list[int]:
         """The seats that drew in the last refill, one entry per card, R-B12 order."""
@@ -696,7 +696,7 @@ class Game:
         key_trump = self.trump
         # reading: a lead's cards are listed in the order hands are shown (records.md).
         return [
-            Action(seat, _ATTACK, sort_hand(cards_of(m), key_trump))
+            Action(seat, _ATTACK, sort_mask(m, key_trump))
             for m in duren.leads(self._hands[seat], self.rules.duren_leads, most)
         ]
 
@@ -1351,7 +1351,7 @@ class Game:
         trump = self.trump
         others = tuple(
             SeatView(
-                known=sort_hand(cards_of(self._hands[s] if s == seat else self._pub[s]), trump),
+                known=sort_mask(self._hands[s] if s == seat else self._pub[s], trump),
                 count=self.count(s),
                 team=self._team[s],
                 out=bool(self._out_mask >> s & 1),
@@ -1360,7 +1360,7 @@ class Game:
             )
             for s in range(self.seats)
         )
-        hand = () if seat is None else sort_hand(cards_of(self._hands[seat]), trump)
+        hand = () if seat is None else sort_mask(self._hands[seat], trump)
         return PlayerView(
             seat=seat,
             rules=self.rules,
