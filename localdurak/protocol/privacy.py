@@ -157,7 +157,12 @@ def _strip_step(chunk: Chunk) -> str:
 
 
 def _signed(index: int, action: Mapping[str, Any]) -> bytes:
-    return canonical({"index": index, "action": dict(action)})
+    try:
+        return canonical({"index": index, "action": dict(action)})
+    except (TypeError, ValueError, RecursionError):
+        # Bytes, a set, a nesting too deep: nothing JSON can sign.  In `Transcript.accept` this
+        # becomes the sender's fault, never a TypeError that escapes the state machine.
+        raise LocalProtocolError("the action is not a JSON object, it cannot be signed") from None
 
 
 # --- the public state -----------------------------------------------------------------------
@@ -277,6 +282,10 @@ class Transcript:
                 raise RemoteProtocolError(None, "not a card-privacy message")
         except (InvalidPoint, InvalidScalar) as e:
             raise RemoteProtocolError(msg.seat, f"{msg.KIND}: {e}") from None
+        except LocalProtocolError as e:
+            # Only a message can drive the transcript: a check that cannot run yet (no game id,
+            # no commitment, a position still on its ring pass) is the sender's fault.
+            raise RemoteProtocolError(msg.seat, f"{msg.KIND} out of its step: {e}") from None
         self.log.append(msg)
         return chunk
 
@@ -355,7 +364,11 @@ class Transcript:
 
     def _return(self, msg: Return) -> None:
         """R-S3: cards go back from the table to the hands they came from, public there."""
-        if len(msg.cards) != len(msg.owners) or not set(msg.cards) <= set(self.on_table):
+        if (
+            len(msg.cards) != len(msg.owners)
+            or len(set(msg.cards)) != len(msg.cards)  # one card cannot go back to two hands
+            or not set(msg.cards) <= set(self.on_table)
+        ):
             raise RemoteProtocolError(msg.seat, "returns cards that are not on the table")
         if not all(0 <= o < self.n for o in msg.owners):
             raise RemoteProtocolError(msg.seat, "returns a card to a seat not at the table")

@@ -209,6 +209,10 @@ def _convert(cls: type[_Message], name: str, value: Any, hexed: bool) -> Any:
     if name == "action":
         if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
             raise MessageError(f"{cls.KIND}.action must be a map")
+        try:
+            canonical(value)  # what the proof signs: it must be JSON
+        except (TypeError, ValueError, RecursionError):
+            raise MessageError(f"{cls.KIND}.action must be a JSON object") from None
         return dict(value)
     if name == "shown":
         if not isinstance(value, bool):
