@@ -156,6 +156,18 @@ def _strip_step(chunk: Chunk) -> str:
     return f"strip/{chunk.batch}/{chunk.owner}"
 
 
+_CARD_ACTIONS = frozenset({"attack", "cover", "transfer", "show"})
+"""The actions (records.md ``do``) that put a card on the table or show it: `Play` only."""
+
+
+def _names(action: Mapping[str, Any], card: Card) -> bool:
+    """Whether a signed action (records.md form) plays or shows ``card``."""
+    if action.get("do") not in _CARD_ACTIONS:
+        return False
+    cards = action.get("cards")
+    return action.get("card") == str(card) or (isinstance(cards, list) and str(card) in cards)
+
+
 def _signed(index: int, action: Mapping[str, Any]) -> bytes:
     try:
         return canonical({"index": index, "action": dict(action)})
@@ -596,6 +608,10 @@ class Transcript:
         self._check_holding(
             msg.seat, msg.position, card, step, _signed(msg.index, msg.action), msg.proof, verify
         )
+        if not _names(msg.action, card):
+            # The proof signs the action, and the engines apply the action: a proof for one card
+            # under an action that plays another would let a seat play a card it does not hold.
+            raise RemoteProtocolError(msg.seat, f"its signed action does not name {card}")
         self.last_index[msg.seat] = msg.index
         if msg.shown:
             self.shown_cards.add(card)
@@ -608,6 +624,10 @@ class Transcript:
 
     def _act(self, msg: Act, verify: bool) -> None:
         self._index(msg.seat, msg.index)
+        if msg.action.get("do") in _CARD_ACTIONS:
+            raise RemoteProtocolError(
+                msg.seat, f"a {msg.action.get('do')} needs its card played with a proof, not an act"
+            )
         ctx = self.ctx(msg.seat, "act", (), _signed(msg.index, msg.action))
         if verify and not schnorr_verify(self.key_of(msg.seat), msg.proof, ctx):
             raise RemoteProtocolError(msg.seat, "its action is not signed by its key")

@@ -30,7 +30,7 @@ from ..game.engine import Game
 from ..game.rules import Rules
 from .group import GROUP, InvalidPoint, Scalar
 from .privacy import RemoteProtocolError, Transcript
-from .privacy_messages import Commit, KeyReveal, Message, Play, Refill, Return
+from .privacy_messages import Act, Commit, KeyReveal, Message, Play, Refill, Return
 from .privacy_record import transcript_from_dict
 from .schedule import Setup
 
@@ -66,8 +66,11 @@ class AuditReport:
         return tuple(sorted({f.seat for f in self.faults if f.seat is not None}))
 
 
-def audit(record: Any) -> AuditReport:
-    """Audit a game record (a dict as records.md describes, with a ``"privacy"`` key)."""
+def audit(record: Any, *, protocol_only: bool = False) -> AuditReport:
+    """Audit a game record (a dict as records.md describes, with a ``"privacy"`` key).
+
+    ``protocol_only``: the record carries no engine actions (a test driver's game); the
+    protocol is audited and the missing actions are not a fault."""
     if not isinstance(record, Mapping) or "privacy" not in record:
         raise NotARecord("not a game record with a card-privacy transcript ('privacy')")
     try:
@@ -173,17 +176,80 @@ def audit(record: Any) -> AuditReport:
                 )
 
     # The record's own deck, if it has one, must be the deck the protocol dealt.
-    if "deck" in record and deck_ok and list(record["deck"]) != [str(c) for c in decoded]:
+    rdeck = record.get("deck")
+    if (
+        "deck" in record
+        and deck_ok
+        and (not isinstance(rdeck, list) or rdeck != [str(c) for c in decoded])
+    ):
         faults.append(AuditFault(None, "the record's deck is not the deck the protocol dealt"))
 
     cards = tuple(c for c in decoded if c is not None) if deck_ok else None
-    if cards is not None and record.get("actions"):
-        faults += _check_actions(record, setup, t, cards)
+    signed = _signed_actions(t.log)
+    if record.get("actions"):
+        faults += _check_signed(record["actions"], signed)
+        if cards is not None:
+            faults += _check_actions(record, setup, t, cards)
+    elif signed and not protocol_only:
+        # Deleting the actions must not skip the rules: the seats signed these moves.
+        faults.append(
+            AuditFault(
+                None,
+                f"the record has no actions though the seats signed {len(signed)}: "
+                "the game cannot be checked against the rules",
+            )
+        )
     return AuditReport(
         _with_incomplete(faults, incomplete),
         cards,
         {"messages": len(log), "positions": len(decoded)},
     )
+
+
+def _signed_actions(log: Sequence[Message]) -> list[tuple[int, dict[str, Any]]]:
+    """The game actions the seats signed, in the host's order: one per `Act`, one per `Play`
+    except that the plays of one multi-card attack (consecutive, the same signed action) are
+    one action."""
+    out: list[tuple[int, dict[str, Any]]] = []
+    run = 0
+    for m in log:
+        if isinstance(m, Act):
+            out.append((m.seat, dict(m.action)))
+            run = 0
+        elif isinstance(m, Play):
+            cards = m.action.get("cards")
+            width = len(cards) if isinstance(cards, list) else 1
+            if run and out[-1] == (m.seat, dict(m.action)) and run < width:
+                run += 1
+            else:
+                out.append((m.seat, dict(m.action)))
+                run = 1
+    return out
+
+
+def _check_signed(
+    actions: Any, signed: Sequence[tuple[int, Mapping[str, Any]]]
+) -> list[AuditFault]:
+    """Promise 5: every action of the record is the one its seat signed, and no signed action
+    is missing (the host orders, it does not forge)."""
+    if not isinstance(actions, list):
+        return [AuditFault(None, "the record's actions are not a list")]
+    for i, (raw, (seat, mine)) in enumerate(zip(actions, signed, strict=False)):
+        try:
+            theirs = Action.from_dict(mine, seat=seat)
+            ok = theirs.seat == seat and Action.from_dict(raw).to_dict() == theirs.to_dict()
+        except (ValueError, TypeError):
+            ok = False
+        if not ok:
+            return [AuditFault(None, f"action {i} of the record is not the one seat {seat} signed")]
+    if len(actions) != len(signed):
+        return [
+            AuditFault(
+                None,
+                f"the record has {len(actions)} actions, the seats signed {len(signed)}",
+            )
+        ]
+    return []
 
 
 def _revealed_inverses(log: Sequence[Message]) -> dict[int, Scalar]:

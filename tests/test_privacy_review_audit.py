@@ -1,0 +1,106 @@
+"""Security review (issue 3): the audit checks the record's actions against what the seats
+signed (promise 5: the host orders, it does not forge), a clean verdict cannot be had by
+deleting the actions, and the protocol refuses a play whose signed action names another card
+or a card action sent without its proof."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from localdurak.game.engine import Game
+from localdurak.game.rules import Rules
+from localdurak.protocol.cardpoints import CARD_POINTS
+from localdurak.protocol.privacy import RemoteProtocolError, _signed
+from localdurak.protocol.privacy_audit import audit
+from localdurak.protocol.privacy_messages import Play
+from localdurak.protocol.privacy_sim import MemoryTable, play_engine_game
+from localdurak.protocol.proofs import dleq_prove, schnorr_prove
+from localdurak.protocol.schedule import Setup
+from tests.privacy_play import rngs, table
+
+
+def _engine_game(seed: int, forge: Any = None) -> tuple[MemoryTable, Game]:
+    rules = Rules(deck=24)
+    tab = MemoryTable(Setup.from_rules(rules, 3, 0), rngs(3, seed))
+    if forge is not None:
+        forge(tab)
+    tab.start()
+    game = play_engine_game(tab, rules, random.Random(seed))
+    tab.reveal()
+    return tab, game
+
+
+def test_review_an_action_the_seat_did_not_sign_is_named_by_the_audit() -> None:
+    # The host's engine applies (and records) "pass" where the seat signed something else:
+    # every live check passes (the signature is good, the cards are right), the audit must not.
+    forged: list[dict[str, Any]] = []
+
+    def forge(tab: MemoryTable) -> None:
+        act = tab.act
+
+        def signed_otherwise(seat: int, action: Any) -> None:
+            if not forged and action["do"] == "pass":
+                forged.append(action)
+                action = {**action, "do": "take"}  # what the seat really signed
+            act(seat, action)
+
+        tab.act = signed_otherwise  # type: ignore[method-assign]
+
+    tab, game = _engine_game(41, forge)
+    assert forged
+    report = audit(tab.record(game))
+    assert not report.clean
+    assert any("signed" in f.what for f in report.faults), report.faults
+
+
+def test_review_deleting_the_actions_does_not_give_a_clean_verdict() -> None:
+    tab, game = _engine_game(42)
+    record = tab.record(game)
+    assert audit(record).clean
+    for gone in ({k: v for k, v in record.items() if k != "actions"}, dict(record, actions=[])):
+        report = audit(gone)
+        assert not report.clean
+        assert any("actions" in f.what for f in report.faults)
+    # A record with actions cut short is named too.
+    short = dict(record, actions=record["actions"][:-3])
+    assert not audit(short).clean
+
+
+def test_review_a_damaged_record_deck_is_a_fault_not_a_crash() -> None:
+    tab, game = _engine_game(43)
+    record = dict(tab.record(game), deck=5)
+    assert not audit(record).clean
+
+
+def test_review_a_play_must_be_the_card_its_signed_action_names() -> None:
+    tab = table(3, 36, seed=44)
+    tab.start()
+    p0 = tab.players[0]
+    held, other = p0.cards()[:2]
+    position = next(p for p, c in p0.hand.items() if c == held)
+    _, z = p0.t.position_value(position)
+    # A valid proof for the card held, under an action that plays another card.
+    action = {"seat": 0, "do": "attack", "cards": [str(other)]}
+    ctx = p0.t.ctx(0, "play", (position,), _signed(0, action))
+    proof = dleq_prove(lambda n: b"\x06" * n, p0._k, p0.key, CARD_POINTS[held], z, ctx)
+    with pytest.raises(RemoteProtocolError, match="does not name") as e:
+        tab.host.receive(0, Play(0, 0, position, int(held), False, action, proof))
+    assert e.value.seat == 0
+
+
+def test_review_a_card_action_without_its_proof_is_refused() -> None:
+    tab = table(3, 36, seed=45)
+    tab.start()
+    p0 = tab.players[0]
+    card = p0.cards()[0]
+    action = {"seat": 0, "do": "attack", "cards": [str(card)]}
+    ctx = p0.t.ctx(0, "act", (), _signed(0, action))
+    from localdurak.protocol.privacy_messages import Act
+
+    proof = schnorr_prove(lambda n: b"\x07" * n, p0._k, p0.key, ctx)
+    with pytest.raises(RemoteProtocolError, match="proof") as e:
+        tab.host.receive(0, Act(0, 0, action, proof))
+    assert e.value.seat == 0
