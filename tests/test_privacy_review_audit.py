@@ -10,13 +10,14 @@ from typing import Any
 
 import pytest
 
+from localdurak.game.actions import GameResult
 from localdurak.game.engine import Game
 from localdurak.game.rules import Rules
 from localdurak.protocol.cardpoints import CARD_POINTS
 from localdurak.protocol.privacy import RemoteProtocolError, _signed
 from localdurak.protocol.privacy_audit import audit
-from localdurak.protocol.privacy_messages import Play
-from localdurak.protocol.privacy_sim import MemoryTable, play_engine_game
+from localdurak.protocol.privacy_messages import Answer, Play
+from localdurak.protocol.privacy_sim import MemoryTable, dealt_deck, play_engine_game
 from localdurak.protocol.proofs import dleq_prove, schnorr_prove
 from localdurak.protocol.schedule import Setup
 from tests.privacy_play import rngs, table
@@ -104,3 +105,51 @@ def test_review_a_card_action_without_its_proof_is_refused() -> None:
     with pytest.raises(RemoteProtocolError, match="proof") as e:
         tab.host.receive(0, Act(0, 0, action, proof))
     assert e.value.seat == 0
+
+
+def test_review_R_F2_a_later_game_audits_clean_with_its_previous_result() -> None:
+    # A later game's first attacker follows R-F2 (at the previous durak), not R-F1: the audit
+    # must deal with the record's "previous" or it names an innocent first attacker.
+    rules = Rules(deck=36)
+    previous = GameResult((1,), False, 0)
+    for seed in range(50, 80):
+        tab = MemoryTable(Setup.from_rules(rules, 3, 1, lowest_trump=False), rngs(3, seed))
+        tab.start()
+        deck = dealt_deck(tab)
+        if (
+            Game.deal(rules, 3, 1, deck).attacker
+            != Game.deal(rules, 3, 1, deck, previous=previous).attacker
+        ):
+            break
+    else:
+        raise AssertionError("no deal where R-F1 and R-F2 differ")
+    game = play_engine_game(tab, rules, random.Random(seed), previous=previous)
+    tab.reveal()
+    record = dict(tab.record(game), previous=previous.to_dict())
+    report = audit(record)
+    assert report.clean, report.faults
+
+
+def test_review_a_false_no_trump_claim_names_the_liar_not_the_seat_it_made_attack() -> None:
+    liar: list[int] = []
+
+    def tamper(sender: int, msg: Any) -> Any:
+        if isinstance(msg, Answer) and msg.position >= 0 and not liar:
+            liar.append(sender)
+            p = tab.players[sender]
+            ctx = p.t.ctx(sender, f"not-me/{msg.rank}")
+            proof = schnorr_prove(lambda n: b"\x03" * n, p._k, p.key, ctx)
+            return Answer(sender, msg.rank, -1, -1, proof)
+        return msg
+
+    tab = table(3, 36, seed=2, tamper=tamper)
+    tab.start()
+    first = tab.host.t.first_attacker
+    assert liar and first is not None and first.seat != liar[0]
+    # The seat the protocol made first attacker attacks, as every engine at the table expects.
+    card = tab.players[first.seat].cards()[0]
+    action = {"seat": first.seat, "do": "attack", "cards": [str(card)]}
+    tab.play(first.seat, card, action)
+    tab.reveal()
+    report = audit(dict(tab.record(), actions=[action]))
+    assert report.guilty == (liar[0],), report.faults

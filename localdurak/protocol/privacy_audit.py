@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..game.actions import Action, Do
+from ..game.actions import Action, Do, GameResult
 from ..game.cards import CARDS, Card
 from ..game.engine import Game
 from ..game.rules import Rules
@@ -309,9 +309,24 @@ def _check_actions(
     try:
         rules = Rules.from_dict(record.get("rules") or setup.rules)
         actions = [Action.from_dict(a) for a in record["actions"]]
-        game = Game.deal(rules, setup.seats, setup.dealer, deck)
-    except (ValueError, TypeError) as e:
+        # R-F2: a later game's first attacker follows the previous result, not R-F1.
+        prev = record.get("previous")
+        previous = GameResult.from_dict(prev) if prev is not None else None
+        game = Game.deal(rules, setup.seats, setup.dealer, deck, previous=previous)
+    except (ValueError, TypeError, AttributeError) as e:
         return [AuditFault(None, f"the record's rules or actions cannot be replayed: {e}")]
+    first = t.first_attacker
+    if setup.lowest_trump and first is not None and first.seat != game.attacker:
+        # Everybody's engine started from the protocol's R-F1 answer; when a false "not me"
+        # (named above) made it wrong, replaying from the true one would name the innocent seat
+        # that attacked as the table expected.
+        return [
+            AuditFault(
+                None,
+                f"R-F1 gave the first attack to seat {first.seat}, the dealt cards to seat "
+                f"{game.attacker}: the actions are not checked against the rules",
+            )
+        ]
     faults: list[AuditFault] = []
     played: list[tuple[int, int, bool]] = []
     bout_ends: list[tuple[Any, ...]] = []

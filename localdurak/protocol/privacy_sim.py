@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 import msgpack
 
-from ..game.actions import Action, Do
+from ..game.actions import Action, Do, GameResult
 from ..game.cards import Card, Suit
 from ..game.engine import Game
 from ..game.rules import Rules
@@ -241,13 +241,21 @@ def _cheats(game: Game, seat: int) -> list[Action]:
     return [a for a in out if game.can_apply(a)]
 
 
-def play_engine_game(tab: MemoryTable, rules: Rules, rng: Chooser, max_steps: int = 3000) -> Game:
+def play_engine_game(
+    tab: MemoryTable,
+    rules: Rules,
+    rng: Chooser,
+    max_steps: int = 3000,
+    *,
+    previous: GameResult | None = None,
+) -> Game:
     """Play a whole game with the rules engine choosing random legal actions, every action
     going through the protocol: cards played or shown with their proofs, other actions
     signed, each bout's end and refill (``Game.refill_schedule()``) as one batch.  After every
-    bout each seat's protocol hand must equal the engine's."""
+    bout each seat's protocol hand must equal the engine's.  ``previous``: a later game's
+    previous result (R-F2; the setup then has no R-F1 step)."""
     n = tab.setup.seats
-    game = Game.deal(rules, n, tab.setup.dealer, dealt_deck(tab))
+    game = Game.deal(rules, n, tab.setup.dealer, dealt_deck(tab), previous=previous)
     first = tab.host.t.first_attacker
     if tab.setup.lowest_trump:
         assert first is not None and first.seat == game.attacker, (first, game.attacker)
