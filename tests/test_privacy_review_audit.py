@@ -153,3 +153,17 @@ def test_review_a_false_no_trump_claim_names_the_liar_not_the_seat_it_made_attac
     tab.reveal()
     report = audit(dict(tab.record(), actions=[action]))
     assert report.guilty == (liar[0],), report.faults
+
+
+def test_review_a_refusal_in_the_record_is_the_hosts_word_not_a_verdict() -> None:
+    # "refused" is written by the host alone and its messages were never relayed: a host that
+    # adds an entry must not get an honest seat named guilty.
+    tab, game = _engine_game(46)
+    record = tab.record(game)
+    record["privacy"]["refused"].append(
+        {"seat": 1, "reason": "played a card it was not dealt", "message": None}
+    )
+    report = audit(record)
+    assert not report.clean  # the refusal is reported...
+    assert 1 not in report.guilty  # ...as the host's word, not as seat 1's proven fault
+    assert any("seat 1" in str(f) and "host" in str(f) for f in report.faults)

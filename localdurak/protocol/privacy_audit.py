@@ -80,11 +80,16 @@ def audit(record: Any, *, protocol_only: bool = False) -> AuditReport:
 
     faults: list[AuditFault] = []
     for r in refused:
+        # The host alone writes "refused", and refused messages were never relayed, so nothing
+        # here proves who sent them (a host could name anybody): listed, but not a verdict on
+        # the seat.  What the log proves names seats below.
         seat = r.get("seat")
+        who = f"seat {seat}" if isinstance(seat, int) else "an unnamed sender"
         faults.append(
             AuditFault(
-                seat if isinstance(seat, int) else None,
-                f"refused during the game: {r.get('reason')}",
+                None,
+                f"the host refused a message from {who} during the game (its word): "
+                f"{r.get('reason')}",
             )
         )
 
