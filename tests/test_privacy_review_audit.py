@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from localdurak.game.actions import GameResult
+from localdurak.game.actions import Action, GameResult
 from localdurak.game.engine import Game
 from localdurak.game.rules import Rules
 from localdurak.protocol.cardpoints import CARD_POINTS
 from localdurak.protocol.privacy import RemoteProtocolError, _signed
 from localdurak.protocol.privacy_audit import audit
-from localdurak.protocol.privacy_messages import Answer, Play
+from localdurak.protocol.privacy_messages import Answer, Play, Refill
 from localdurak.protocol.privacy_sim import MemoryTable, dealt_deck, play_engine_game
 from localdurak.protocol.proofs import dleq_prove, schnorr_prove
 from localdurak.protocol.schedule import Setup
@@ -167,3 +167,30 @@ def test_review_a_refusal_in_the_record_is_the_hosts_word_not_a_verdict() -> Non
     assert not report.clean  # the refusal is reported...
     assert 1 not in report.guilty  # ...as the host's word, not as seat 1's proven fault
     assert any("seat 1" in str(f) and "host" in str(f) for f in report.faults)
+
+
+def test_review_a_bad_refill_is_the_hosts_fault_not_seat_0s() -> None:
+    # Refill and Return are the host's messages; they carry seat 0 for the format's sake, and
+    # the host need not sit at seat 0 (a host that does not play): seat 0 must not be named.
+    rules = Rules(deck=24)
+    tab = MemoryTable(Setup.from_rules(rules, 3, 0), rngs(3, 8))
+    tab.start()
+    game = Game.deal(rules, 3, 0, dealt_deck(tab))
+    first = game.legal_actions(game.attacker or 0)[0]
+    tab.play(first.seat, first.cards[0], first.to_dict())
+    game.apply(first)
+    defender = game.defender or 0
+    take = {"seat": defender, "do": "take"}
+    tab.act(defender, take)
+    game.apply(Action.from_dict(take))
+    tab.end_bout([1, 1], None)  # not the bout's refill, and nobody "took"
+    tab.reveal()
+    report = audit(tab.record(game))
+    assert any("R-B12" in f.what for f in report.faults)
+    assert 0 not in report.guilty, report.faults
+    # Live, a player's refusal of such a refill names no seat either.
+    p = tab.players[1]
+    p.expect_refill([2], None)
+    with pytest.raises(RemoteProtocolError) as e:
+        p.receive(Refill(0, len(p.t.schedule.batches), (1,), -1, ()))
+    assert e.value.seat is None

@@ -352,18 +352,18 @@ class Transcript:
 
     def _refill(self, msg: Refill) -> None:
         if self.final_deck is None:
-            raise RemoteProtocolError(msg.seat, "a refill before the deal")
+            raise RemoteProtocolError(None, "a refill before the deal")
         if msg.batch != len(self.schedule.batches):
-            raise RemoteProtocolError(msg.seat, f"refill batch {msg.batch} is out of order")
+            raise RemoteProtocolError(None, f"refill batch {msg.batch} is out of order")
         if not -1 <= msg.taker < self.n:
-            raise RemoteProtocolError(msg.seat, f"seat {msg.taker} cannot take")
+            raise RemoteProtocolError(None, f"seat {msg.taker} cannot take")
         taken = set(msg.taken)
         if not taken <= set(self.on_table) or (msg.taker < 0 and taken):
-            raise RemoteProtocolError(msg.seat, "a refill takes cards that are not on the table")
+            raise RemoteProtocolError(None, "a refill takes cards that are not on the table")
         try:
             self.schedule.refill(msg.seats)
         except ScheduleError as e:
-            raise RemoteProtocolError(msg.seat, str(e)) from None
+            raise RemoteProtocolError(None, str(e)) from None
         # The bout is over: the table goes to the taker (R-B8; R-P5: only the uncovered cards)
         # and the rest to the discard (R-B10a).
         for card in self.on_table:
@@ -381,9 +381,9 @@ class Transcript:
             or len(set(msg.cards)) != len(msg.cards)  # one card cannot go back to two hands
             or not set(msg.cards) <= set(self.on_table)
         ):
-            raise RemoteProtocolError(msg.seat, "returns cards that are not on the table")
+            raise RemoteProtocolError(None, "returns cards that are not on the table")
         if not all(0 <= o < self.n for o in msg.owners):
-            raise RemoteProtocolError(msg.seat, "returns a card to a seat not at the table")
+            raise RemoteProtocolError(None, "returns a card to a seat not at the table")
         for card, owner in zip(msg.cards, msg.owners, strict=True):
             self.on_table.remove(CARDS[card])
             self.taken[CARDS[card]] = owner
@@ -771,7 +771,7 @@ class Player:
             expected = self._expected_returns.popleft() if self._expected_returns else None
             if expected != (tuple(msg.cards), tuple(msg.owners)):
                 raise RemoteProtocolError(
-                    msg.seat, "returned cards to hands that our own engine did not (R-S3)"
+                    None, "the host returned cards to hands that our own engine did not (R-S3)"
                 )
         chunk = self.t.accept(msg, verify=not own)
         out: list[Message] = []
@@ -825,9 +825,9 @@ class Player:
             expected = (expected[0], expected[1], table)
         if expected != (tuple(msg.seats), msg.taker, frozenset(msg.taken)):
             raise RemoteProtocolError(
-                msg.seat,
-                f"asked for a refill to seats {list(msg.seats)} that our own engine did not "
-                "schedule (refused: no decryption oracle)",
+                None,  # the host's message: its seat field does not name who hosts
+                f"the host asked for a refill to seats {list(msg.seats)} that our own engine "
+                "did not schedule (refused: no decryption oracle)",
             )
         self._expected_refills.popleft()
 

@@ -363,17 +363,20 @@ def _check_actions(
         faults.append(
             AuditFault(None, f"the record's card actions and the cards proven differ {where}")
         )
-    moves: list[tuple[tuple[Any, ...], int]] = []
+    moves: list[tuple[Any, ...]] = []
     for m in t.log:
         if isinstance(m, Refill):
-            moves.append((("refill", m.seats, m.taker, frozenset(m.taken)), m.seat))
+            moves.append(("refill", m.seats, m.taker, frozenset(m.taken)))
         elif isinstance(m, Return):
-            moves.append((("return", m.cards, m.owners), m.seat))
-    for k, (move, host) in enumerate(moves):
+            moves.append(("return", m.cards, m.owners))
+    for k, move in enumerate(moves):
         if k >= len(bout_ends) or bout_ends[k] != move:
+            # The host's message (its seat field is 0 whoever hosts): the host/record's fault.
             rules_ids = "R-B12, R-B8" if move[0] == "refill" else "R-S3"
             faults.append(
-                AuditFault(host, f"{move[0]} {k + 1} does not follow the rules ({rules_ids})")
+                AuditFault(
+                    None, f"the host's {move[0]} {k + 1} does not follow the rules ({rules_ids})"
+                )
             )
     return faults
 
