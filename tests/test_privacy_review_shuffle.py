@@ -13,11 +13,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from localdurak.protocol.cardpoints import CARD_POINTS
 from localdurak.protocol.group import GROUP
-from localdurak.protocol.privacy import Player
+from localdurak.protocol.privacy import Player, RemoteProtocolError
 from localdurak.protocol.privacy_audit import audit
 from localdurak.protocol.privacy_messages import Message, Shuffle
+from localdurak.protocol.privacy_sim import unwire, wire
 from localdurak.protocol.schedule import Chunk
 from tests.privacy_play import table
 
@@ -84,3 +87,30 @@ def test_review_shuffle_with_a_key_per_card_caught_when_opened_and_named_by_the_
     tab.reveal()
     report = audit(tab.record())
     assert report.guilty == (1,)
+
+
+def test_review_a_host_cannot_forge_a_shuffle_stage_to_frame_the_next_shuffler() -> None:
+    # The host relays to seat 1 a stage in seat 0's name that seat 0 never made (a deck of its
+    # own, cards under a factor it knows).  Unsigned, seat 1 would shuffle it, the others would
+    # keep seat 0's real stage, and the audit of the host's log would name seat 1 for a
+    # shuffle "not a permutation of its input".  Every stage is signed by its shuffler over its
+    # input and output: seat 1 refuses the forgery at once.
+    tab = table(3, 36, seed=23)
+    for p in tab.players:
+        tab.to_host(p.seat, p.start())
+    r = GROUP.scalar_reduce(b"\x0c" * 64)
+    forged = False
+    while tab.queue:
+        direction, seat, data = tab.queue[0]
+        msg = unwire(data)
+        if direction == "to_player" and seat == 1 and isinstance(msg, Shuffle) and msg.seat == 0:
+            fake = replace(
+                msg, deck=tuple(GROUP.mul(r, p) for p in reversed(tab.host.t.deck_points))
+            )
+            tab.queue[0] = (direction, seat, wire(fake))
+            forged = True
+            with pytest.raises(RemoteProtocolError, match="not signed"):
+                tab.step()
+            break
+        tab.step()
+    assert forged

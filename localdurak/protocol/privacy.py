@@ -18,6 +18,7 @@ source it was not given.
 
 from __future__ import annotations
 
+import hashlib
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -168,6 +169,16 @@ def _names(action: Mapping[str, Any], card: Card) -> bool:
     return action.get("card") == str(card) or (isinstance(cards, list) and str(card) in cards)
 
 
+def _shuffle_digest(before: Sequence[Point], after: Sequence[Point]) -> bytes:
+    """What a shuffle stage's signature binds: its input stage and its output stage."""
+    return hashlib.sha512(
+        b"localdurak/shuffle/v1"
+        + len(before).to_bytes(2, "little")
+        + b"".join(before)
+        + b"".join(after)
+    ).digest()
+
+
 def _signed(index: int, action: Mapping[str, Any]) -> bytes:
     try:
         return canonical({"index": index, "action": dict(action)})
@@ -275,7 +286,7 @@ class Transcript:
             elif isinstance(msg, Commit):
                 self._commit(msg, verify)
             elif isinstance(msg, Shuffle):
-                self._shuffle(msg)
+                self._shuffle(msg, verify)
             elif isinstance(msg, Refill):
                 self._refill(msg)
             elif isinstance(msg, Return):
@@ -323,7 +334,11 @@ class Transcript:
             raise RemoteProtocolError(msg.seat, "the proof of knowledge of its key is wrong")
         self.keys[msg.seat] = y
 
-    def _shuffle(self, msg: Shuffle) -> None:
+    def previous_stage(self) -> tuple[Point, ...]:
+        """The stage the next shuffler starts from: the last one, or the canonical deck."""
+        return self.decks[-1] if self.decks else self.deck_points
+
+    def _shuffle(self, msg: Shuffle, verify: bool) -> None:
         j = len(self.decks)
         if not self.all_committed():
             raise RemoteProtocolError(msg.seat, "shuffled before every key was committed")
@@ -337,6 +352,14 @@ class Transcript:
             raise RemoteProtocolError(msg.seat, "its shuffled deck holds a card twice")
         if any(len(p) != 32 for p in msg.deck):
             raise RemoteProtocolError(msg.seat, "its shuffled deck holds something not a point")
+        # Signed by its shuffler over the input in our transcript and its output: a stage the
+        # host forged, or one made from another input than ours (the host equivocating), is
+        # refused here instead of pinning a substitution on an honest shuffler at the audit.
+        ctx = self.ctx(msg.seat, "shuffle", (), _shuffle_digest(self.previous_stage(), msg.deck))
+        if verify and not schnorr_verify(self.key_of(msg.seat), msg.proof, ctx):
+            raise RemoteProtocolError(
+                msg.seat, "its shuffle is not signed by its key over the deck it was given"
+            )
         # Validity of each point: checked by the next multiplication (noclamp refuses anything
         # outside the prime-order group), and by the host explicitly (Host._check_deck).
         self.decks.append(msg.deck)
@@ -844,7 +867,11 @@ class Player:
         for i in range(len(layered) - 1, 0, -1):
             j = int.from_bytes(self._rng(8), "little") % (i + 1)
             layered[i], layered[j] = layered[j], layered[i]
-        return Shuffle(self.seat, tuple(layered))
+        return self._signed_shuffle(deck, tuple(layered))
+
+    def _signed_shuffle(self, before: Sequence[Point], after: tuple[Point, ...]) -> Shuffle:
+        ctx = self.t.ctx(self.seat, "shuffle", (), _shuffle_digest(before, after))
+        return Shuffle(self.seat, after, schnorr_prove(self._rng, self._k, self.key, ctx))
 
     def _begin_batch(self, batch: int) -> list[Message]:
         out: list[Message] = []

@@ -81,11 +81,15 @@ class Commit(_Message):
 
 @dataclass(frozen=True, slots=True)
 class Shuffle(_Message):
-    """Step 2: deck_j = π_j(k_j·deck_{j−1}), the seat's shuffle stage."""
+    """Step 2: deck_j = π_j(k_j·deck_{j−1}), the seat's shuffle stage, with a Schnorr signature
+    over its input and output stages (so the host can neither forge a stage nor feed a
+    shuffler another input than the one in the log)."""
 
     KIND: ClassVar[str] = "shuffle"
+    BYTES: ClassVar[frozenset[str]] = frozenset({"proof"})
     BYTES_LISTS: ClassVar[frozenset[str]] = frozenset({"deck"})
     deck: tuple[bytes, ...]
+    proof: bytes = b""
 
 
 @dataclass(frozen=True, slots=True)

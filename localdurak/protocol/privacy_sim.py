@@ -20,7 +20,7 @@ from ..game.rules import Rules
 from .group import GROUP, RandomBytes
 from .privacy import Event, Host, Player
 from .privacy_audit import bout_taker, returned_cards
-from .privacy_messages import Message, message_from_dict
+from .privacy_messages import Message, Shuffle, message_from_dict
 
 Tap = Callable[[str, int, Message], None]
 """(direction "to_host" | "to_player", seat, message)."""
@@ -63,6 +63,10 @@ class MemoryTable:
         for m in msgs:
             if self.tamper is not None:
                 changed = self.tamper(seat, m)
+                if changed is not m and isinstance(changed, Shuffle):
+                    # A cheating client signs the stage it really sends.
+                    p = self.players[seat]
+                    changed = p._signed_shuffle(p.t.previous_stage(), changed.deck)
                 if changed is not m:
                     # A cheating client: its own software knows what it really sent.
                     self.players[seat]._sent.append(changed)
