@@ -30,6 +30,7 @@ from localdurak.protocol.privacy_messages import (
     MessageError,
     Play,
     Return,
+    Strip,
     message_from_dict,
 )
 from localdurak.protocol.schedule import Setup
@@ -204,3 +205,20 @@ def _dealt() -> Any:
         tab.start()
         _DEALT.append(tab)
     return copy.deepcopy(_DEALT[0])
+
+
+def test_review_a_deeply_nested_or_huge_message_is_a_message_error() -> None:
+    deep: Any = 0
+    for _ in range(100_000):
+        deep = [deep]
+    with pytest.raises(MessageError):
+        message_from_dict(
+            {"kind": "act", "seat": 0, "index": 0, "action": {"do": deep}, "proof": bytes(64)}
+        )
+    tab = table(3, 36, seed=36)
+    tab.start()
+    huge = Return(0, tuple(range(10**5)), tuple([0] * 10**5))
+    with pytest.raises(RemoteProtocolError):
+        tab.players[1].receive(huge)
+    with pytest.raises(RemoteProtocolError):
+        tab.host.receive(1, Strip(1, 0, 0, tuple(range(10**5)), (), b""))
