@@ -194,3 +194,35 @@ def test_review_a_bad_refill_is_the_hosts_fault_not_seat_0s() -> None:
     with pytest.raises(RemoteProtocolError) as e:
         p.receive(Refill(0, len(p.t.schedule.batches), (1,), -1, ()))
     assert e.value.seat is None
+
+
+def test_review_a_card_taken_by_another_seat_cannot_be_played_by_name() -> None:
+    tab = table(2, 24, seed=47)
+    tab.start()
+    first = tab.host.t.first_attacker
+    assert first is not None
+    a, d = first.seat, 1 - first.seat
+    card = tab.players[a].cards()[0]
+    tab.play(a, card, {"seat": a, "do": "attack", "cards": [str(card)]})
+    tab.act(d, {"seat": d, "do": "take"})
+    tab.end_bout([a], d)  # R-B8: the defender took the card; the attacker draws one
+    assert tab.host.t.taken[card] == d
+    # The attacker plays it again by name, signed with its own key: refused (d holds it).
+    p = tab.players[a]
+    action = {"seat": a, "do": "attack", "cards": [str(card)]}
+    ctx = p.t.ctx(a, "play", (), _signed(5, action))
+    proof = schnorr_prove(lambda n: b"\x08" * n, p._k, p.key, ctx)
+    with pytest.raises(RemoteProtocolError, match="did not take") as e:
+        tab.host.receive(a, Play(a, 5, -1, int(card), False, action, proof))
+    assert e.value.seat == a
+    # Nor from the position it was dealt at (played once already).
+    position = next(
+        q
+        for q, s in tab.host.t.schedule.holder.items()
+        if s == a and q in tab.host.t.played_positions
+    )
+    with pytest.raises(RemoteProtocolError):
+        tab.host.receive(a, Play(a, 6, position, int(card), False, action, proof))
+    # The defender can: it is public in its hand.
+    tab.play(d, card, {"seat": d, "do": "attack", "cards": [str(card)]})
+    assert card in tab.host.t.on_table
