@@ -5,6 +5,7 @@ or a card action sent without its proof."""
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -226,3 +227,45 @@ def test_review_a_card_taken_by_another_seat_cannot_be_played_by_name() -> None:
     # The defender can: it is public in its hand.
     tab.play(d, card, {"seat": d, "do": "attack", "cards": [str(card)]})
     assert card in tab.host.t.on_table
+
+
+def test_review_a_message_the_host_forged_into_the_log_does_not_name_its_seat() -> None:
+    # The host writes the log.  A message in seat 1's name whose proof does not verify could be
+    # anybody's: the audit reports it (the record is not clean) without naming seat 1 guilty.
+    # A message seat 1 really signed and that breaks the protocol still names seat 1.
+    tab, game = _engine_game(48)
+    record = tab.record(game)
+    log = record["privacy"]["log"]
+    at = next(i for i, m in enumerate(log) if m["kind"] in ("play", "act"))
+    theirs = next(p for p, s in tab.host.t.schedule.holder.items() if s == 2)
+    forged = Play(1, 999, theirs, 0, False, {"seat": 1, "do": "attack", "cards": ["AS"]}, bytes(64))
+    for fake in (forged.to_json(), dict(log[at], seat=1, index=998, proof="11" * 64)):
+        damaged = json.loads(json.dumps(record))
+        damaged["privacy"]["log"].insert(at, fake)
+        report = audit(damaged)
+        assert not report.clean
+        assert report.guilty == (), report.faults
+        assert any("seat 1" in f.what for f in report.faults)
+    # Seat 1's own signed message, replayed by the host later in the log: a copy, not seat 1's.
+    mine = next(m for m in log[at:] if m["kind"] in ("play", "act") and m["seat"] == 1)
+    damaged = json.loads(json.dumps(record))
+    damaged["privacy"]["log"].insert(len(log) - 3, mine)
+    report = audit(damaged)
+    assert not report.clean and report.guilty == (), report.faults
+
+
+def test_review_a_layer_removal_altered_in_the_log_does_not_name_its_stripper() -> None:
+    tab = table(3, 36, seed=49)
+    tab.start()
+    tab.reveal()
+    record = json.loads(json.dumps(tab.record()))
+    assert audit(record, protocol_only=True).clean
+    log = record["privacy"]["log"]
+    i = next(i for i, m in enumerate(log) if m["kind"] == "strip" and m["seat"] == 2)
+    outputs = log[i]["outputs"]
+    log[i]["outputs"] = (
+        [outputs[-1], *outputs[:-1]] if len(outputs) > 1 else [log[i - 1]["outputs"][0]]
+    )
+    report = audit(record, protocol_only=True)
+    assert not report.clean
+    assert 2 not in report.guilty, report.faults

@@ -28,10 +28,22 @@ from ..game.actions import Action, Do, GameResult
 from ..game.cards import CARDS, Card
 from ..game.engine import Game
 from ..game.rules import Rules
+from .cardpoints import CARD_POINTS
 from .group import GROUP, InvalidPoint, Scalar
-from .privacy import RemoteProtocolError, Transcript
-from .privacy_messages import Act, Commit, KeyReveal, Message, Play, Refill, Return
+from .privacy import RemoteProtocolError, Transcript, _shuffle_digest, _signed
+from .privacy_messages import (
+    Act,
+    Answer,
+    Commit,
+    KeyReveal,
+    Message,
+    Play,
+    Refill,
+    Return,
+    Shuffle,
+)
 from .privacy_record import transcript_from_dict
+from .proofs import dleq_verify, schnorr_verify
 from .schedule import Setup
 
 
@@ -95,17 +107,34 @@ def audit(record: Any, *, protocol_only: bool = False) -> AuditReport:
 
     t = Transcript(setup)
     t.audit_keys = _revealed_inverses(log)
+    stopped = False
     for i, msg in enumerate(log):
+        if stopped and not isinstance(msg, KeyReveal):
+            # The game cannot be followed past a bad message; the keys revealed after it (the
+            # game was stopped) are still read, or every seat would be named for hiding its key.
+            continue
         try:
             t.accept(msg)
         except RemoteProtocolError as e:
-            faults.append(
-                AuditFault(e.seat, f"{e.reason} (message {i} of the log, accepted by the host)")
-            )
-            break
+            # A refused message leaves the transcript as it was: judge it in that state.
+            if e.seat is not None and not _proven(t, msg):
+                # The host writes the log: a message in a seat's name without that seat's valid
+                # signature (or a copy of one already in the log) could be anybody's.
+                faults.append(
+                    AuditFault(
+                        None,
+                        f"message {i} of the log, in seat {e.seat}'s name, accepted by the host: "
+                        f"{e.reason} (nothing shows seat {e.seat} made it)",
+                    )
+                )
+            else:
+                faults.append(
+                    AuditFault(e.seat, f"{e.reason} (message {i} of the log, accepted by the host)")
+                )
+            stopped = True
         except ValueError as e:  # a log out of order: the host's record is wrong
             faults.append(AuditFault(None, f"message {i} of the log cannot come here: {e}"))
-            break
+            stopped = True
     # Every strip the log holds, verified (live, players verify only what they need), and
     # every batch complete: a missing layer removal means a game cut short or a record cut.
     incomplete = t.final_deck is None
@@ -117,7 +146,12 @@ def audit(record: Any, *, protocol_only: bool = False) -> AuditReport:
             try:
                 t.verify_chain(chunk)
             except RemoteProtocolError as e:
-                faults.append(AuditFault(e.seat, e.reason))
+                # A wrong layer removal carries no valid proof, so nothing shows its seat made
+                # it rather than the host that wrote the log: reported, no seat named.
+                who = f"seat {e.seat}" if e.seat is not None else "someone"
+                faults.append(
+                    AuditFault(None, f"{who} (its name in the log, nothing proves it): {e.reason}")
+                )
             if not t.complete(chunk):
                 incomplete = True
     t.ensure_public()
@@ -255,6 +289,43 @@ def _check_signed(
             )
         ]
     return []
+
+
+def _proven(t: Transcript, msg: Message) -> bool:
+    """Whether ``msg`` (not yet accepted into ``t``) carries its seat's valid signature or proof
+    for the state ``t`` holds, and is not a copy of a message already in the log: only then
+    does a fault it causes prove its seat at fault."""
+    if msg in t.log or t.game_id is None or not 0 <= msg.seat < t.n:
+        return False
+    try:
+        if isinstance(msg, Commit):
+            return schnorr_verify(GROUP.check(msg.key), msg.proof, t.ctx(msg.seat, "commit"))
+        y = t.key_of(msg.seat)
+        if isinstance(msg, Shuffle):
+            digest = _shuffle_digest(t.previous_stage(), msg.deck)
+            return schnorr_verify(y, msg.proof, t.ctx(msg.seat, "shuffle", (), digest))
+        if isinstance(msg, Act):
+            ctx = t.ctx(msg.seat, "act", (), _signed(msg.index, msg.action))
+            return schnorr_verify(y, msg.proof, ctx)
+        if isinstance(msg, Play | Answer):
+            if isinstance(msg, Play):
+                step = "show" if msg.shown else "play"
+                extra = _signed(msg.index, msg.action)
+            else:
+                step = f"not-me/{msg.rank}" if msg.position < 0 else f"show-lowest/{msg.rank}"
+                extra = b""
+            if msg.position < 0:
+                return schnorr_verify(y, msg.proof, t.ctx(msg.seat, step, (), extra))
+            ctx = t.ctx(msg.seat, step, (msg.position,), extra)
+            if msg.position in t.public:
+                return schnorr_verify(y, msg.proof, ctx)
+            if not 0 <= msg.card < 52:
+                return False
+            _, z = t.position_value(msg.position)
+            return dleq_verify(y, CARD_POINTS[CARDS[msg.card]], z, msg.proof, ctx)
+    except (ValueError, OverflowError):  # the protocol's errors, a position out of range
+        return False
+    return False
 
 
 def _revealed_inverses(log: Sequence[Message]) -> dict[int, Scalar]:
