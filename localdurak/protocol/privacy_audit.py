@@ -385,11 +385,11 @@ def _check_actions(
     try:
         rules = Rules.from_dict(record.get("rules") or setup.rules)
         actions = [Action.from_dict(a) for a in record["actions"]]
-        # R-F2: a later game's first attacker follows the previous result, not R-F1.
+        # A later game of a series: R-F2 picks the first attacker from the previous result.
         prev = record.get("previous")
-        previous = GameResult.from_dict(prev) if prev is not None else None
+        previous = GameResult.from_dict(prev) if isinstance(prev, Mapping) else None
         game = Game.deal(rules, setup.seats, setup.dealer, deck, previous=previous)
-    except (ValueError, TypeError, AttributeError) as e:
+    except (ValueError, TypeError) as e:
         return [AuditFault(None, f"the record's rules or actions cannot be replayed: {e}")]
     first = t.first_attacker
     if setup.lowest_trump and first is not None and first.seat != game.attacker:
