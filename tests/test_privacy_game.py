@@ -75,8 +75,7 @@ def test_whole_scripted_game_plays_and_audits_clean(n: int, deck: int, seed: int
     if tab.setup.trump_in_stock:
         assert any(isinstance(e, TrumpCardDrawn) for e in tab.events[0])
     record = json.loads(json.dumps(tab.record()))  # the record survives JSON
-    # The scripted driver is no rules engine: its record carries no actions.
-    report = audit(record, protocol_only=True)
+    report = audit(record)
     assert report.clean, report.faults
     assert report.deck is not None and len(report.deck) == deck
     # The audit's deck gives every seat exactly the cards it decoded at the deal.

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from localdurak.cli.main import main
 from localdurak.game.actions import Action, GameResult
 from localdurak.game.engine import Game
 from localdurak.game.rules import Rules
@@ -58,14 +60,19 @@ def test_review_an_action_the_seat_did_not_sign_is_named_by_the_audit() -> None:
     assert any("signed" in f.what for f in report.faults), report.faults
 
 
-def test_review_deleting_the_actions_does_not_give_a_clean_verdict() -> None:
+def test_review_deleting_the_actions_does_not_give_a_clean_verdict(tmp_path: Path) -> None:
     tab, game = _engine_game(42)
     record = tab.record(game)
     assert audit(record).clean
     for gone in ({k: v for k, v in record.items() if k != "actions"}, dict(record, actions=[])):
-        report = audit(gone)
+        report = audit(gone, require_actions=True)  # what `localdurak audit` asks
         assert not report.clean
         assert any("actions" in f.what for f in report.faults)
+        assert audit(gone).clean  # a transcript audited without the engine's actions
+    # The command line, on a game record file with its actions deleted: exit 1, not "clean".
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(dict(record, actions=[])))
+    assert main(["audit", str(path)]) == 1
     # A record with actions cut short is named too.
     short = dict(record, actions=record["actions"][:-3])
     assert not audit(short).clean
@@ -259,13 +266,13 @@ def test_review_a_layer_removal_altered_in_the_log_does_not_name_its_stripper() 
     tab.start()
     tab.reveal()
     record = json.loads(json.dumps(tab.record()))
-    assert audit(record, protocol_only=True).clean
+    assert audit(record).clean
     log = record["privacy"]["log"]
     i = next(i for i, m in enumerate(log) if m["kind"] == "strip" and m["seat"] == 2)
     outputs = log[i]["outputs"]
     log[i]["outputs"] = (
         [outputs[-1], *outputs[:-1]] if len(outputs) > 1 else [log[i - 1]["outputs"][0]]
     )
-    report = audit(record, protocol_only=True)
+    report = audit(record)
     assert not report.clean
     assert 2 not in report.guilty, report.faults

@@ -78,11 +78,13 @@ class AuditReport:
         return tuple(sorted({f.seat for f in self.faults if f.seat is not None}))
 
 
-def audit(record: Any, *, protocol_only: bool = False) -> AuditReport:
+def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
     """Audit a game record (a dict as records.md describes, with a ``"privacy"`` key).
 
-    ``protocol_only``: the record carries no engine actions (a test driver's game); the
-    protocol is audited and the missing actions are not a fault."""
+    ``require_actions``: a record whose log holds signed actions must carry them (``localdurak
+    audit`` asks for it: deleting the actions must not skip the rules check).  Off by default
+    for callers that audit a transcript without the engine's actions.
+    """
     if not isinstance(record, Mapping) or "privacy" not in record:
         raise NotARecord("not a game record with a card-privacy transcript ('privacy')")
     try:
@@ -229,7 +231,7 @@ def audit(record: Any, *, protocol_only: bool = False) -> AuditReport:
         faults += _check_signed(record["actions"], signed)
         if cards is not None:
             faults += _check_actions(record, setup, t, cards)
-    elif signed and not protocol_only:
+    elif signed and require_actions:
         # Deleting the actions must not skip the rules: the seats signed these moves.
         faults.append(
             AuditFault(
