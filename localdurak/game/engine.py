@@ -226,6 +226,10 @@ class Game:
         self._listed: dict[int, list[Action]] = {}
         self._bout_no = 0
         self._last_refill: list[int] = []  # who drew, one entry per card (R-B12)
+        # The table of the bout that just ended, and whether its defender took: a bout can end
+        # at once on its last cover (R-B10a, R-P4), and a view must still show that cover.
+        self._last_bout: tuple[tuple[Card, Card | None], ...] = ()
+        self._last_bout_taken = False
         self._refill_from = 0  # full information: where in the stock the last refill began
         # The bout (set by _start_bout).
         self.attacker: int | None = None
@@ -1258,6 +1262,8 @@ class Game:
         else:
             taken = self._table_mask  # R-B8: attack and cover cards alike
         gone = self._table_mask & ~taken
+        self._last_bout = tuple(self._table)
+        self._last_bout_taken = bool(taken)
         self.discard_count += gone.bit_count()
         self._discard_mask |= gone
         self._hands[d] |= taken
@@ -1393,4 +1399,6 @@ class Game:
             limit=self._limit,
             result=self.result,
             legal=() if seat is None else tuple(self.legal_actions(seat)),
+            last_bout=self._last_bout,
+            last_bout_taken=self._last_bout_taken,
         )

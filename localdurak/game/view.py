@@ -94,6 +94,11 @@ class PlayerView:
     result: GameResult | None
     legal: tuple[Action, ...]
     """The seat's legal actions now (records.md ``legal``; honest ones only when cheating)."""
+    last_bout: tuple[tuple[Card, Card | None], ...] = ()
+    """The table of the bout that ended last, as it lay when it ended: every card on it was
+    public, including a last cover that ended the bout at once (R-B10a, R-P4)."""
+    last_bout_taken: bool = False
+    """Whether the defender of that bout picked cards up (R-B8, R-P4, R-P5)."""
 
     def count(self, seat: int) -> int:
         return self.others[seat].count
