@@ -89,17 +89,17 @@ class Rules:
 
     def __post_init__(self) -> None:
         # Coerce plain strings to the enums so that Rules(variant="perevodnoy") works.
-        for f in dataclasses.fields(self):
-            kind = _ENUM_FIELDS.get(f.name)
-            if kind is not None:
-                value = getattr(self, f.name)
-                try:
-                    object.__setattr__(self, f.name, kind(value))
-                except ValueError:
-                    choices = ", ".join(v.value for v in kind)
-                    raise RulesError(
-                        f"{f.name} cannot be {value!r}: choose one of {choices} (rules.md O)"
-                    ) from None
+        for name, kind in _ENUM_FIELDS.items():  # in the fields' order
+            value = getattr(self, name)
+            if type(value) is kind:
+                continue  # already the enum (the usual case): nothing to coerce
+            try:
+                object.__setattr__(self, name, kind(value))
+            except ValueError:
+                choices = ", ".join(v.value for v in kind)
+                raise RulesError(
+                    f"{name} cannot be {value!r}: choose one of {choices} (rules.md O)"
+                ) from None
         for name in _BOOL_FIELDS:
             if not isinstance(getattr(self, name), bool):
                 raise RulesError(f"{name} must be true or false, not {getattr(self, name)!r}")
@@ -142,6 +142,9 @@ class Rules:
                 wrong.append("throw_in_order (nobody throws in in Dureń, R-P3)")
             if not self.first_bout_five:
                 wrong.append("first_bout_five (Dureń leads at most 5 cards anyway, R-P3)")
+            if self.next_first_attack is not NextFirstAttack.AT_DURAK:
+                # R-P1: in Dureń the dealer's left always leads first; R-F2 does not apply.
+                wrong.append("next_first_attack (the dealer's left leads first in Dureń, R-P1)")
         if wrong:
             raise RulesError(
                 f"these options do not apply to {v.value} and must keep their default: "
