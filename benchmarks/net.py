@@ -1,6 +1,17 @@
-"""How fast a table becomes visible on the LAN (issue 4, benchmarks/net.py, first version).
+"""Network figures of issue 4 (benchmarks/net.py).
 
     sudo python benchmarks/net.py [--runs 10] [--probe full,quick,none] [--cold] [--json]
+    python benchmarks/net.py --game [--players 2,3,4,5,6] [--deck 52] [--runs 3] [--json]
+
+``--game``: whole games over real TLS on loopback, every player a separate process (the
+headless host and ``join --bot`` processes, ``LOCALDURAK_TRACE=1``): for each table size,
+"start game -> every hand decoded" (the host's ``game_started`` to the last client's hand
+decoded, one monotonic clock for the machine), the action latency host -> all clients (the
+host relays an action; the last client has applied it: p50 and p99 over every action of the
+runs) and the bytes per game (frames the host sent and received).  Targets (issue 4): under
+0.5 s for 6 processes x 52 cards; under 10 ms p99 with 5 other clients.
+
+Without ``--game``: how fast a table becomes visible on the LAN:
 
 Makes a private LAN of network namespaces (tests/netns.py: a bridge, veth pairs, TEST-NET-1
 addresses; nothing on a real interface), runs a browser in one namespace — as the lobby
@@ -91,15 +102,147 @@ def measure_cold(lan: netns.NetnsLan, run: int) -> float:
         browser.stop()
 
 
+def game_run(players: int, deck: int, home: Path, delay: float) -> dict[str, float]:
+    """One game: host + ``players`` bot clients; the deal time, latencies, bytes."""
+    from tests.procs import Proc as LineProc
+    from tests.procs import env_for, localdurak
+
+    env = env_for(home / "host", LOCALDURAK_TRACE="1", LOCALDURAK_NO_MDNS="1")
+    host = LineProc(
+        localdurak(
+            "host",
+            "--headless",
+            "--name",
+            "Bench",
+            "--seats",
+            str(players),
+            "--deck",
+            str(deck),
+            "--port",
+            "0",
+            "--no-advertise",
+            "--record-dir",
+            str(home / "rec"),
+        ),
+        env,
+        "host",
+    )
+    clients: list[LineProc] = []
+    try:
+        listening = host.event("listening")
+        for i in range(players):
+            clients.append(
+                LineProc(
+                    localdurak(
+                        "join",
+                        "--address",
+                        f"127.0.0.1:{listening['port']}",
+                        "--fingerprint",
+                        listening["fingerprint"],
+                        "--bot",
+                        "--level",
+                        "random",
+                        "--name",
+                        f"p{i}",
+                    ),
+                    env_for(home / f"p{i}", LOCALDURAK_TRACE="1", LOCALDURAK_NO_MDNS="1"),
+                    f"p{i}",
+                )
+            )
+        start = host.event("trace_start", 60)["t"]
+        size = host.event("bytes", 300)
+        host.event("game_over", 60)
+        host.wait(60)
+        relays = {x["seq"]: x["t"] for x in host.seen if x.get("event") == "relay"}
+        dealt = []
+        applied: dict[int, list[float]] = {}
+        for c in clients:
+            c.wait(60)
+            while not c.lines.empty():
+                c.seen.append(c.lines.get())
+            for x in c.seen:
+                if x.get("event") == "dealt" and not dealt[len(clients) :]:
+                    dealt.append(x["t"])
+                    break
+            for x in c.seen:
+                if x.get("event") == "applied":
+                    applied.setdefault(x["seq"], []).append(x["t"])
+        lat = [
+            max(ts) - relays[seq]
+            for seq, ts in applied.items()
+            if seq in relays and len(ts) == players
+        ]
+        return {
+            "deal_s": max(dealt) - start,
+            "latencies": lat,  # type: ignore[dict-item]
+            "bytes": size["out"] + size["in"],
+        }
+    finally:
+        for pr in [host, *clients]:
+            pr.kill()
+
+
+def games(args: argparse.Namespace) -> int:
+    import tempfile
+
+    out: dict[str, dict[str, float]] = {}
+    for n in [int(x) for x in args.players.split(",")]:
+        deals, lats, sizes = [], [], []
+        for _ in range(args.runs):
+            with tempfile.TemporaryDirectory() as d:
+                r = game_run(n, args.deck, Path(d), args.delay)
+            deals.append(r["deal_s"])
+            lats += r["latencies"]  # type: ignore[arg-type]
+            sizes.append(r["bytes"])
+        lats.sort()
+        out[str(n)] = {
+            "deal_median_s": round(statistics.median(deals), 3),
+            "deal_max_s": round(max(deals), 3),
+            "latency_p50_ms": round(1000 * lats[len(lats) // 2], 2),
+            "latency_p99_ms": round(1000 * lats[min(len(lats) - 1, int(len(lats) * 0.99))], 2),
+            "actions": len(lats),
+            "bytes_per_game": int(statistics.median(sizes)),
+        }
+    if args.json:
+        print(json.dumps(out))
+        return 0
+    print(
+        f"whole games over TLS on loopback, {args.deck} cards, {args.runs} run(s) per size, "
+        f"bots think {args.delay:g} s"
+    )
+    for n, r in out.items():
+        print(
+            f"  {n} processes: start game -> every hand decoded median {r['deal_median_s']:.3f} s"
+            f" (max {r['deal_max_s']:.3f}); action latency host -> all clients p50 "
+            f"{r['latency_p50_ms']:.2f} ms, p99 {r['latency_p99_ms']:.2f} ms "
+            f"({r['actions']} actions); {r['bytes_per_game']} bytes per game"
+        )
+    return 0
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--runs", type=int, default=10)
+    p.add_argument("--game", action="store_true", help="whole games: deal time, latency, bytes")
+    p.add_argument("--players", default="2,3,4,5,6")
+    p.add_argument("--deck", type=int, default=52)
+    p.add_argument(
+        "--delay",
+        type=float,
+        default=0.05,
+        help="seconds each bot thinks before it acts (0: as fast as they can, which measures "
+        "a saturated table, not the latency of one action)",
+    )
+    p.add_argument("--runs", type=int, default=None, help="runs (10; 3 with --game)")
     p.add_argument("--probe", default="full,quick,none", help="comma-separated Probe values")
     p.add_argument(
         "--cold", action="store_true", help="also measure a browser started with the host"
     )
     p.add_argument("--json", action="store_true")
     args = p.parse_args()
+    if args.game:
+        args.runs = args.runs or 3
+        return games(args)
+    args.runs = args.runs or 10
     reason = netns.unavailable_reason()
     if reason is not None:
         print(f"benchmarks/net.py: {reason}", file=sys.stderr)

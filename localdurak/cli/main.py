@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 
 # Modules that provide subcommands, in the order `--help` lists them.
 COMMAND_MODULES: tuple[str, ...] = (
+    "host",
+    "join",
     "play",
     "tables",
     "replay",

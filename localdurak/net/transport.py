@@ -154,6 +154,20 @@ class Channel:
                 await self._abort()
                 raise ConnectionClosed(f"the connection broke while sending: {e}") from None
 
+    async def send_many(self, messages: list[Message]) -> None:
+        """Send several messages in one write (one TLS record, one system call): a host
+        relaying a burst of events to a player."""
+        if self.closed:
+            raise ConnectionClosed("cannot send: the connection is closed")
+        data = b"".join(self.connection.send(m) for m in messages)
+        async with self._send_lock:
+            try:
+                self._writer.write(data)
+                await self._writer.drain()
+            except (ConnectionError, OSError) as e:
+                await self._abort()
+                raise ConnectionClosed(f"the connection broke while sending: {e}") from None
+
     async def recv(self, timeout: float | None = None) -> Message:
         """The next message from the peer.  Pings are answered and pongs absorbed here.
 

@@ -1,0 +1,148 @@
+"""``localdurak host``: start a table on this laptop (cli.md).
+
+The headless form prints one JSON object per line for each event and exits 0 after G games:
+
+    localdurak host --headless --name NAME --seats N [--bots K] [rules options] [--games G]
+                    [--record-dir DIR] [--port P] [--pin CODE] [--no-advertise]
+    localdurak host --resume JOURNAL
+
+Without ``--headless`` the host also prints its events (the terminal client, issue 5, will
+seat the person at seat 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from localdurak.cli.logs import setup_logging
+from localdurak.cli.options import add_rules_options, rules_from_args
+from localdurak.game.bots import BOT_LEVELS
+from localdurak.game.rules import RulesError
+from localdurak.net.host import HostOptions, TableHost, resume_table
+from localdurak.net.identity import IdentityError, load_or_create
+from localdurak.net.transport import DEFAULT_PORT, PortInUse
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "host",
+        help="start a table on this laptop",
+        description="Start a table, advertised on the local network.",
+    )
+    p.add_argument("--name", default=None, help="the table's name")
+    p.add_argument("--headless", action="store_true", help="no screen: JSON lines on stdout")
+    p.add_argument("--bots", type=int, default=0, metavar="K", help="bots taking seats at once")
+    p.add_argument("--level", choices=BOT_LEVELS, default="normal", help="the bots' level")
+    p.add_argument("--games", type=int, default=1, metavar="G", help="games in the series")
+    p.add_argument("--record-dir", type=Path, default=Path("."), metavar="DIR")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="P", help="0: any free port")
+    p.add_argument("--pin", default=None, metavar="CODE", help="a PIN new players must give")
+    p.add_argument("--no-advertise", action="store_true", help="do not announce on mDNS")
+    p.add_argument("--hold", type=float, default=120.0, metavar="S", help="seat hold (seconds)")
+    p.add_argument("--challenge-window", type=float, default=2.0, metavar="S", help="R-S5")
+    p.add_argument("--bot-delay", type=float, default=0.0, metavar="S")
+    p.add_argument("--resume", type=Path, default=None, metavar="JOURNAL")
+    add_rules_options(p)
+    p.set_defaults(func=run)
+
+
+def _print(event: dict[str, Any]) -> None:
+    # Timing lines (benchmarks/net.py) carry their own time stamps: no flush per line.
+    print(json.dumps(event, ensure_ascii=False), flush=event.get("event") != "relay")
+
+
+def run(args: argparse.Namespace) -> int:
+    setup_logging()
+    try:
+        identity = load_or_create()
+    except IdentityError as e:
+        print(f"localdurak host: {e}", file=sys.stderr)
+        return 1
+    if args.resume is not None:
+        try:
+            host = resume_table(identity, args.resume, on_event=_print)
+        except (OSError, ValueError) as e:
+            print(f"localdurak host: cannot resume {args.resume}: {e}", file=sys.stderr)
+            return 1
+    else:
+        if args.seats is None:
+            args.seats = 2
+        try:
+            rules = rules_from_args(args)
+            rules.check_seats(args.seats)
+        except RulesError as e:
+            print(f"localdurak host: {e}", file=sys.stderr)
+            return 2
+        if not 1 <= args.games <= 1000 or not 0 <= args.bots <= args.seats:
+            print("localdurak host: --games must be 1..1000, --bots 0..seats", file=sys.stderr)
+            return 2
+        options = HostOptions(
+            name=args.name or "Local Durak",
+            seats=args.seats,
+            rules=rules,
+            bots=args.bots,
+            bot_level=args.level,
+            games=args.games,
+            record_dir=args.record_dir,
+            port=args.port,
+            pin=args.pin,
+            advertise=not args.no_advertise,
+            hold=args.hold,
+            challenge_window=args.challenge_window,
+            bot_delay=args.bot_delay,
+        )
+        if not args.headless:
+            options.own_seat = True
+            return asyncio.run(_host_and_play(identity, options))
+        host = TableHost(identity, options, on_event=_print)
+    return asyncio.run(_serve(host))
+
+
+async def _host_and_play(identity: Any, options: HostOptions) -> int:
+    """`localdurak host` for people: the table, and the terminal client at seat 0 (a network
+    session to our own table, so the host's player is checked like everyone else)."""
+    from localdurak.cli.app import DurakApp
+    from localdurak.net.client import Address, ClientSession
+
+    host = TableHost(identity, options)
+    try:
+        await host.start()
+    except PortInUse as e:
+        print(f"localdurak host: {e}", file=sys.stderr)
+        return 1
+    serving = asyncio.create_task(host.run())
+    session = ClientSession(
+        identity,
+        options.name,
+        Address("127.0.0.1", host.port, identity.fingerprint),
+        pin=options.pin,
+    )
+    try:
+        await session.start()
+        await session.set_ready(True)
+        return await DurakApp(session=session).run_async()
+    finally:
+        await session.close()
+        await host.close("the host left")
+        serving.cancel()
+
+
+async def _serve(host: TableHost) -> int:
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, lambda: loop.create_task(host.close("the host stopped")))
+    try:
+        await host.start()
+    except PortInUse as e:
+        print(f"localdurak host: {e}", file=sys.stderr)
+        return 1
+    await host.run()
+    return 0

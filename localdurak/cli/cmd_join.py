@@ -1,0 +1,133 @@
+"""``localdurak join [TABLE] [--address HOST:PORT] --bot [--level random|normal] [--name NAME]``
+(cli.md): join a table found on the network (by part of its name) or by address; with
+``--bot`` a bot plays the seat and the command exits 0 when the table closes.
+
+It prints one JSON object per line: ``joined`` (seat, table), ``game_over`` (result, score),
+``closed``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import sys
+from typing import Any
+
+from localdurak.cli.logs import setup_logging
+from localdurak.game.bots import BOT_LEVELS
+from localdurak.net.client import Address, ClientSession, play_as_bot
+from localdurak.net.discovery import DiscoveryUnavailable, TableBrowser
+from localdurak.net.identity import IdentityError, load_or_create
+from localdurak.protocol.codec import ProtocolError
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "join",
+        help="join a table on the network",
+        description="Join a table by (part of) its name, or by address.",
+    )
+    p.add_argument("table", nargs="?", default=None, metavar="TABLE")
+    p.add_argument("--address", default=None, metavar="HOST:PORT")
+    p.add_argument("--fingerprint", default=None, help="the host's certificate fingerprint")
+    p.add_argument("--bot", action="store_true", help="a bot plays the seat")
+    p.add_argument("--level", choices=BOT_LEVELS, default="normal")
+    p.add_argument("--name", default=None)
+    p.add_argument("--pin", default=None, metavar="CODE")
+    p.add_argument("--timeout", type=float, default=10.0, help="seconds to look for the table")
+    p.add_argument("--delay", type=float, default=0.0, help="seconds the bot thinks per move")
+    p.set_defaults(func=run)
+
+
+def _print(event: dict[str, Any]) -> None:
+    print(json.dumps(event, ensure_ascii=False), flush=True)
+
+
+def _print_late(event: dict[str, Any]) -> None:
+    """Timing lines (they carry their own time stamps): no flush per line."""
+    print(json.dumps(event, ensure_ascii=False))
+
+
+async def find(table: str | None, timeout: float) -> Address:
+    """The first table whose name contains ``table`` (any table when None)."""
+    async with TableBrowser() as browser:
+        want = (table or "").casefold()
+        tables = await browser.wait_for(
+            lambda ts: any(want in t.name.casefold() and t.compatible for t in ts), timeout
+        )
+        t = next(t for t in tables if want in t.name.casefold() and t.compatible)
+        return Address(t.addresses[0], t.port, t.fingerprint)
+
+
+def run(args: argparse.Namespace) -> int:
+    setup_logging()
+    if not args.bot:
+        print("localdurak join: the terminal client is not here yet; use --bot", file=sys.stderr)
+        return 2
+    try:
+        identity = load_or_create()
+    except IdentityError as e:
+        print(f"localdurak join: {e}", file=sys.stderr)
+        return 1
+    if args.address is not None:
+        try:
+            address = Address.parse(args.address, args.fingerprint)
+        except ValueError as e:
+            print(f"localdurak join: {e}", file=sys.stderr)
+            return 2
+    else:
+        try:
+            address = asyncio.run(find(args.table, args.timeout))
+        except DiscoveryUnavailable as e:
+            print(f"localdurak join: {e}", file=sys.stderr)
+            return 1
+        except TimeoutError:
+            print("localdurak join: no such table found; try --address", file=sys.stderr)
+            return 1
+    name = args.name or f"Bot {random.randrange(1000)}"
+    return asyncio.run(_play(identity, name, address, args))
+
+
+async def _play_person(session: ClientSession) -> int:
+    """A person at the table: the terminal client on the network session."""
+    from localdurak.cli.app import DurakApp
+
+    try:
+        await session.start()
+        await session.set_ready(True)
+    except (ProtocolError, ConnectionError, OSError) as e:
+        print(f"localdurak join: {e}", file=sys.stderr)
+        return 1
+    try:
+        app = DurakApp(session=session)
+        return await app.run_async()
+    finally:
+        await session.close()
+
+
+async def _play(identity: Any, name: str, address: Address, args: argparse.Namespace) -> int:
+    session = ClientSession(identity, name, address, pin=args.pin)
+    if not args.bot:
+        return await _play_person(session)
+    if os.environ.get("LOCALDURAK_TRACE", "") not in ("", "0"):
+        session.trace = _print_late
+    try:
+        await session.start()
+    except (ProtocolError, ConnectionError, OSError) as e:
+        print(f"localdurak join: {e}", file=sys.stderr)
+        return 1
+    _print(
+        {"event": "joined", "seat": session.my_seat, "address": f"{address.host}:{address.port}"}
+    )
+    bot = asyncio.create_task(play_as_bot(session, args.level, delay=args.delay, on_event=_print))
+    try:
+        await session.run_until_closed()
+    except (ProtocolError, ConnectionError) as e:
+        print(f"localdurak join: {e}", file=sys.stderr)
+        return 1
+    finally:
+        bot.cancel()
+    _print({"event": "closed", "reason": session.closed_reason})
+    return 0

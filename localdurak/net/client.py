@@ -1,0 +1,801 @@
+"""The client session: one player's connection to a table (issue 4 part 5; docs/protocol.md).
+
+`ClientSession` connects by address (pinning the host's fingerprint when it is known) or by
+discovery (`find_table`), runs the handshake, and keeps:
+
+- a replica of the game (`SeatGame`: the engine from its own seat, its own hand, its privacy
+  key), fed only by the host's relayed events, each checked (signature, counter, proofs,
+  rules) before it is applied;
+- the lobby, the score, the presence of the others.
+
+It gives the terminal client and the bots one async API (`TableSession`): ``view()``,
+``await act(action)``, ``await set_ready()``, ``await wait_changed()``, ``close()``.
+
+When the connection drops it reconnects by itself with backoff and sends ``resume`` with the
+last event it saw; the host replays what it missed.  Its state (the seat's game with its
+privacy key, the last event, the steps not yet relayed) is saved in the user's data
+directory before anything is sent, so a client that is killed and started again carries on
+where it was (card-privacy.md "When a player drops out").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import pickle
+import random
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+from localdurak.game.actions import Action, Do, GameResult, IllegalAction
+from localdurak.game.bots import Bot, Rng, make_bot
+from localdurak.game.engine import Game
+from localdurak.game.view import PlayerView
+from localdurak.net.api import (
+    ActionRefused,
+    AuditStatus,
+    AuditVerdict,
+    ConnectionState,
+    EventKind,
+    SeriesScore,
+    TableEvent,
+)
+from localdurak.net.identity import Identity, data_dir
+from localdurak.net.replica import SeatGame, Signed, action_of, decode_body
+from localdurak.net.transport import (
+    Channel,
+    ConnectionClosed,
+    client_handshake,
+    connect,
+    keepalive,
+)
+from localdurak.protocol.codec import (
+    AuthFailed,
+    BadPin,
+    ProtocolError,
+    TableFull,
+    TooManyAttempts,
+    Unavailable,
+    VersionTooNew,
+    VersionTooOld,
+)
+from localdurak.protocol.messages import (
+    Ack,
+    Bye,
+    Error,
+    GameOver,
+    GameStarted,
+    Lobby,
+    Message,
+    Presence,
+    PrivacyEvent,
+    Ready,
+    Resume,
+    Snapshot,
+    TableClosed,
+    TableState,
+    message_from_wire,
+)
+from localdurak.protocol.privacy_audit import audit as audit_record
+from localdurak.protocol.privacy_record import transcript_to_dict
+
+log = logging.getLogger(__name__)
+
+FATAL = (AuthFailed, BadPin, TooManyAttempts, TableFull, VersionTooNew, VersionTooOld)
+"""Refusals that reconnecting cannot fix."""
+
+BACKOFF = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0)
+SESSION_FILE_MAX = 32 * 1024 * 1024
+"""The session file is rewritten from scratch when it grows past this."""
+
+
+@dataclass(frozen=True)
+class _Before:
+    """The public state before an action, to word the table's log."""
+
+    bout: int
+    taking: bool
+    defender: int | None
+    table: tuple[Any, ...]
+    out: tuple[int, ...]
+    marked: tuple[int, ...]
+    result: GameResult | None
+
+    @classmethod
+    def of(cls, g: Game | None) -> _Before | None:
+        if g is None:
+            return None
+        return cls(
+            g.bout_number,
+            g.phase == "taking",
+            g.defender,
+            tuple(g.table),
+            tuple(g.out),
+            tuple(g.marked),
+            g.result,
+        )
+
+
+class SessionClosed(ConnectionError):
+    """The table closed, or the session gave up (the message says why)."""
+
+
+@dataclass
+class Address:
+    host: str
+    port: int
+    fingerprint: str | None = None
+
+    @classmethod
+    def parse(cls, text: str, fingerprint: str | None = None) -> Address:
+        host, sep, port = text.rpartition(":")
+        if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ValueError(f"{text!r} is not HOST:PORT")
+        return cls(host.strip("[]"), int(port), fingerprint)
+
+
+@dataclass
+class _Saved:
+    """What survives a restart of the client (pickled, 0600, in the data directory)."""
+
+    fingerprint: str
+    seat: int | None = None
+    last_seq: int | None = None
+    game: bytes | None = None
+    """The frozen `SeatGame` of the game being played."""
+    pending: list[Signed] = field(default_factory=list)
+    address: tuple[str, int] | None = None
+
+
+class ClientSession:
+    """One player at one table over the network."""
+
+    def __init__(
+        self,
+        identity: Identity,
+        name: str,
+        address: Address,
+        *,
+        pin: str | None = None,
+        state_dir: Path | None = None,
+        hold: float = 120.0,
+    ) -> None:
+        self.identity = identity
+        self.name = name
+        self.address = address
+        self.pin = pin
+        self.hold = hold
+        self.my_seat: int | None = None
+        self.lobby: Lobby | None = None
+        self.game: SeatGame | None = None
+        self.score: tuple[int, ...] = ()
+        self.results: list[GameOver] = []
+        self.closed_reason: str | None = None
+        self.last_seq: int | None = None
+        self.channel: Channel | None = None
+        self._changed = asyncio.Event()
+        self._next_id = 1
+        self._pending: list[Signed] = []
+        """Our signed steps not yet seen relayed: sent again after a reconnect."""
+        self._waiters: dict[int, asyncio.Future[int | None]] = {}
+        self._runner: asyncio.Task[None] | None = None
+        self._state_dir = state_dir if state_dir is not None else data_dir() / "sessions"
+        self._restored = False
+        self._file: Any = None
+        self.reconnects = 0
+        self.errors: list[Error] = []
+        self._events: list[TableEvent] = []
+        self._listeners: list[Callable[[], None]] = []
+        self._away: set[int] = set()
+        self._series = SeriesScore()
+        self._audit = AuditVerdict(AuditStatus.PENDING)
+        self._step_of_id: dict[int, int] = {}
+        self._resume_id: int | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.trace: Callable[[dict[str, Any]], None] | None = None
+        """Timing lines for benchmarks/net.py (``LOCALDURAK_TRACE=1``)."""
+        self._traced_deal: bytes | None = None
+        """Every refusal the host sent (for a screen, and for tests)."""
+
+    # --- the API ------------------------------------------------------------------------------
+
+    # --- the TableSession API (localdurak.net.api) ----------------------------------------
+
+    @property
+    def view(self) -> PlayerView | None:
+        return None if self.game is None else self.game.view()
+
+    @property
+    def seat(self) -> int:
+        """Our seat (-1 until the host gave us one)."""
+        return -1 if self.my_seat is None else self.my_seat
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        if self.game is not None:
+            return self.game.started.names
+        if self.lobby is not None:
+            return tuple(s.name for s in self.lobby.seats)
+        return ()
+
+    @property
+    def table_name(self) -> str:
+        return self.lobby.table if self.lobby is not None else self.address.host
+
+    @property
+    def offline(self) -> bool:
+        return False
+
+    @property
+    def game_number(self) -> int:
+        return 0 if self.game is None else self.game.started.number + 1
+
+    @property
+    def events(self) -> Sequence[TableEvent]:
+        return self._events
+
+    @property
+    def connection(self) -> ConnectionState:
+        if self.closed:
+            return ConnectionState.CLOSED
+        if self.channel is None or self.channel.closed:
+            return ConnectionState.RECONNECTING
+        return ConnectionState.CONNECTED
+
+    @property
+    def offline_seats(self) -> tuple[int, ...]:
+        return tuple(sorted(self._away))
+
+    @property
+    def series(self) -> SeriesScore:
+        return self._series
+
+    @property
+    def audit(self) -> AuditVerdict:
+        return self._audit
+
+    @property
+    def closing(self) -> bool:
+        return False  # the host holds a closing action back without telling (R-S5)
+
+    def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
+        self._listeners.append(callback)
+        return lambda: self._listeners.remove(callback) if callback in self._listeners else None
+
+    async def async_wait_update(self) -> None:
+        await self.wait_changed()
+
+    async def async_act(self, action: Action) -> None:
+        try:
+            await self.act(action)
+        except IllegalAction as e:
+            raise ActionRefused(e.reason, e.rule) from None
+        except ProtocolError as e:
+            raise ActionRefused(e.message, e.rule or "") from None
+        except (ConnectionError, OSError) as e:
+            raise ActionRefused(f"the table cannot be reached: {e}") from None
+
+    async def async_next_game(self) -> None:
+        await self.set_ready(True)
+
+    async def async_leave(self) -> None:
+        await self.close()
+
+    def _notify(self) -> None:
+        self._changed.set()
+        for callback in list(self._listeners):
+            try:
+                callback()
+            except Exception:
+                log.exception("a listener failed")
+
+    @property
+    def closed(self) -> bool:
+        return self.closed_reason is not None
+
+    async def wait_changed(self) -> None:
+        """Wait until something changed (an event applied, the connection, the table)."""
+        await self._changed.wait()
+        self._changed.clear()
+
+    async def act(self, action: Action) -> None:
+        """Play ``action``; raises the host's refusal (`IllegalMove`, `NotYourTurn`, ...)."""
+        if self.game is None:
+            raise Unavailable("no game is being played")
+        signed = self.game.act(action)
+        await self._send_signed([signed], wait=True)
+
+    async def set_ready(self, ready: bool = True) -> None:
+        await self._command(lambda i: Ready(id=i, ready=ready), wait=True)
+
+    async def close(self) -> None:
+        if self.closed_reason is None:
+            self.closed_reason = "you left the table"
+        if self.channel is not None:
+            await self.channel.close(reason="leaving")
+        if self._runner is not None:
+            self._runner.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._runner
+        self._notify()
+
+    # --- connecting ----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Connect (or fail with the reason), then keep the session alive in the background."""
+        self._restore()
+        await self._connect()
+        self._runner = asyncio.create_task(self._run())
+
+    async def run_until_closed(self) -> None:
+        if self._runner is None:
+            await self.start()
+        assert self._runner is not None
+        await self._runner
+
+    async def _connect(self) -> None:
+        a = self.address
+        channel = await connect(a.host, a.port, fingerprint=a.fingerprint)
+        welcome, authed = await client_handshake(
+            channel, self.identity, name=self.name, pin=self.pin
+        )
+        if a.fingerprint is None:
+            a.fingerprint = channel.peer_fingerprint
+        self.channel = channel
+        if self.last_seq is not None and (
+            authed.seq < self.last_seq
+            or authed.seat != self.my_seat
+            or (
+                welcome.state is TableState.LOBBY
+                and self.game is not None
+                and self.game.result() is None
+            )
+        ):
+            # What we saved belongs to an earlier table of this host (or a game that ended
+            # without us): start afresh at this one.
+            self._reset()
+        self.my_seat = authed.seat
+        if self.last_seq is not None:
+            channel.connection.last_seq = None
+            self._resume_id = self._take_id()
+            await channel.send(Resume(id=self._resume_id, last_seq=self.last_seq))
+        await self._resend()
+
+    def _reset(self) -> None:
+        self.game = None
+        self.last_seq = None
+        self._pending = []
+        self._forget()
+
+    def _take_id(self) -> int:
+        i = self._next_id
+        self._next_id += 1
+        return i
+
+    async def _run(self) -> None:
+        try:
+            while True:
+                ch = self.channel
+                assert ch is not None
+                alive = asyncio.create_task(keepalive(ch))
+                try:
+                    while True:
+                        message = await ch.recv()
+                        await self._handle(message)
+                        if self.closed:
+                            return
+                except (ConnectionClosed, ProtocolError, OSError) as e:
+                    if isinstance(e, FATAL):
+                        self._finish(f"the host refused: {e}")
+                        return
+                    log.info("connection lost: %s", e)
+                finally:
+                    alive.cancel()
+                    # Commands on the lost connection get no answer: their steps stay pending
+                    # and go again after the reconnect.
+                    for f in self._waiters.values():
+                        if not f.done():
+                            f.set_exception(ConnectionClosed("the connection to the table dropped"))
+                    self._waiters.clear()
+                if self.closed:
+                    return
+                await self._reconnect()
+        finally:
+            for f in self._waiters.values():
+                if not f.done():
+                    f.set_exception(SessionClosed(self.closed_reason or "closed"))
+            self._notify()
+
+    async def _reconnect(self) -> None:
+        """Back off and try again until the seat's hold runs out."""
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + self.hold
+        attempt = 0
+        while loop.time() < give_up:
+            delay = BACKOFF[min(attempt, len(BACKOFF) - 1)] * (0.8 + 0.4 * random.random())
+            await asyncio.sleep(delay)
+            attempt += 1
+            try:
+                await self._connect()
+                self.reconnects += 1
+                self._notify()
+                return
+            except FATAL as e:
+                self._finish(f"the host refused: {e}")
+                raise SessionClosed(str(e)) from None
+            except (ConnectionClosed, ProtocolError, OSError) as e:
+                log.info("reconnect attempt %d failed: %s", attempt, e)
+        self._finish("the table could not be reached again")
+        raise SessionClosed(self.closed_reason or "")
+
+    def _finish(self, reason: str) -> None:
+        if self.closed_reason is None:
+            self.closed_reason = reason
+        self._notify()
+
+    # --- sending --------------------------------------------------------------------------
+
+    async def _command(
+        self, make: Callable[[int], Message], *, wait: bool, n: int | None = None
+    ) -> int | None:
+        if self.channel is None or self.channel.closed:
+            raise Unavailable("not connected to the table right now")
+        i = self._take_id()
+        if n is not None:
+            self._step_of_id[i] = n
+        fut: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
+        if wait:
+            self._waiters[i] = fut
+        await self.channel.send(make(i))
+        if not wait:
+            return None
+        return await fut
+
+    async def _send_signed(self, signed: list[Signed], *, wait: bool = False) -> None:
+        """Save first (a restarted client must know what it sent), then send."""
+        self._pending += signed
+        self._save()
+        for k, s in enumerate(signed):
+            last = wait and k == len(signed) - 1
+            try:
+                await self._command(
+                    lambda i, s=s: s.command(i),  # type: ignore[misc]
+                    wait=last,
+                    n=s.n,
+                )
+            except (ConnectionClosed, Unavailable):
+                if last:
+                    raise
+                return  # sent again after the reconnect
+
+    async def _resend(self) -> None:
+        if self.channel is None:
+            return
+        for s in list(self._pending):
+            i = self._take_id()
+            self._step_of_id[i] = s.n
+            await self.channel.send(s.command(i))
+
+    # --- receiving ------------------------------------------------------------------------
+
+    async def _handle(self, m: Message) -> None:
+        if isinstance(m, Error):
+            self.errors.append(m)
+            if m.re is not None and m.re == self._resume_id:
+                # The host cannot replay what we missed: start afresh (docs/protocol.md §7).
+                self._reset()
+                self._resume_id = None
+                return
+        if isinstance(m, Ack | Error) and m.re is not None and m.re in self._step_of_id:
+            # The host answered a signed step: relayed (an ack with its event) or refused (it
+            # never will be): either way it is not sent again after a reconnect.  A step the
+            # host holds back (an ack without an event: nonces, keys, R-F1 answers until
+            # every seat's is in) stays pending until it is relayed: a host that crashes
+            # meanwhile never saw it.
+            n = self._step_of_id.pop(m.re)
+            if isinstance(m, Error) or m.seq is not None:
+                self._pending = [p for p in self._pending if p.n != n]
+        if isinstance(m, Ack | Error) and m.re is not None and m.re in self._waiters:
+            fut = self._waiters.pop(m.re)
+            if isinstance(m, Ack):
+                fut.set_result(m.seq)
+            else:
+                fut.set_exception(m.exception())
+            return
+        if isinstance(m, Error):
+            log.info("the host says: %s", m.message)
+            if m.re is None:
+                raise m.exception()
+            return
+        if isinstance(m, Ack):
+            return
+        if isinstance(m, Bye):
+            raise ConnectionClosed(f"the host said goodbye: {m.reason}")
+        seq = getattr(m, "seq", None)
+        if isinstance(m, Snapshot):
+            await self._snapshot(m)
+            return
+        if seq is not None and self.last_seq is not None and seq <= self.last_seq:
+            return  # already applied (a resume overlapping what we had)
+        out = self._apply(m)
+        if seq is not None:
+            self.last_seq = seq
+        if out:
+            await self._send_signed(out)
+        self._notify()
+
+    async def _snapshot(self, m: Snapshot) -> None:
+        # Everything again from the game's start, through the same checks.
+        self.game = None
+        self._pending = []
+        for wire in [m.lobby, *m.log]:
+            msg = message_from_wire(wire)
+            self._apply(msg)
+        self.last_seq = m.seq
+        self._notify()
+
+    def _apply(self, m: Message) -> list[Signed]:
+        if isinstance(m, Lobby):
+            self.lobby = m
+            return []
+        if isinstance(m, GameStarted):
+            if self.my_seat is None:
+                return []
+            if self.game is not None and self.game.game_id == m.game:
+                return []
+            self.game = SeatGame(m, self.my_seat, self.identity)
+            self._pending = []
+            self._audit = AuditVerdict(AuditStatus.PENDING)
+            self._events = [TableEvent(EventKind.GAME_STARTED, game=m.number + 1)]
+            return self.game.start()
+        if isinstance(m, PrivacyEvent):
+            if self.game is None or m.game != self.game.game_id:
+                return []
+            if m.seat == self.my_seat:
+                self._pending = [p for p in self._pending if p.n != m.n]
+            before = _Before.of(self.game.game)
+            out = self.game.receive(m)
+            if m.step in ("play", "act") and self.game.game is not None and before is not None:
+                self._log_action(m, before, self.game.game)
+            if self.trace is not None:
+                self._trace(m)
+            return out
+        if isinstance(m, GameOver):
+            self.results.append(m)
+            self.score = m.score
+            self._series = self._series.add(m.result, len(m.score) or len(self.names))
+            self._events.append(TableEvent(EventKind.GAME_OVER, result=m.result))
+            self._audit = AuditVerdict(AuditStatus.PENDING)
+            if self.game is not None and self.game.keys_revealed:
+                # Off the event loop: the audit of a long game takes a while.
+                task = asyncio.get_running_loop().create_task(self._audit_later(self.game))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+            if m.forfeit is not None and self.game is not None and m.game == self.game.game_id:
+                return self.game.reveal_now()
+            return []
+        if isinstance(m, Presence):
+            if m.connected:
+                if m.seat in self._away:
+                    self._events.append(TableEvent(EventKind.SEAT_BACK, seat=m.seat))
+                self._away.discard(m.seat)
+            else:
+                self._away.add(m.seat)
+                self._events.append(TableEvent(EventKind.SEAT_OFFLINE, seat=m.seat))
+            return []
+        if isinstance(m, TableClosed):
+            self._finish(f"the table closed: {m.reason}")
+            self._forget()
+            return []
+        return []
+
+    def _log_action(self, m: PrivacyEvent, before: _Before, g: Game) -> None:
+        """The table's log (api.TableEvent) for one applied action."""
+        try:
+            action = action_of(decode_body(m.body, m.seat))
+        except ProtocolError:
+            return
+        if action.do is Do.CHALLENGE:
+            marked = [s for s in g.marked if s not in before.marked]
+            caught = bool(marked) and marked[0] != action.seat
+            self._events.append(
+                TableEvent(
+                    EventKind.CHALLENGE,
+                    seat=action.seat,
+                    action=action,
+                    caught=caught,
+                    marked=marked[0] if marked else None,
+                )
+            )
+        else:
+            opens = action.do is Do.ATTACK and not before.table
+            self._events.append(
+                TableEvent(EventKind.ACTION, seat=action.seat, action=action, opens=opens)
+            )
+        if g.bout_number != before.bout or (g.result is not None and before.result is None):
+            if before.taking or action.do is Do.TAKE:
+                self._events.append(TableEvent(EventKind.TOOK, seat=before.defender))
+            else:
+                self._events.append(TableEvent(EventKind.BITO, seat=before.defender))
+        for s in g.out:
+            if s not in before.out:
+                self._events.append(TableEvent(EventKind.OUT, seat=s))
+
+    async def _audit_later(self, g: SeatGame) -> None:
+        verdict = await asyncio.to_thread(self._own_audit, g)
+        if self.game is g:
+            self._audit = verdict
+            self._notify()
+
+    @staticmethod
+    def _own_audit(g: SeatGame) -> AuditVerdict:
+        """The client audits the game itself from the steps it saw, once every key is in."""
+        if not g.keys_revealed or not g.log_complete or not g.player.t.log:
+            return AuditVerdict(AuditStatus.PENDING)
+        try:
+            report = audit_record({"privacy": transcript_to_dict(g.setup, g.player.t.log, [])})
+        except ValueError:
+            return AuditVerdict(AuditStatus.PENDING)
+        if report.clean:
+            return AuditVerdict(AuditStatus.CLEAN)
+        return AuditVerdict(AuditStatus.FAILED, report.guilty)
+
+    def _trace(self, m: PrivacyEvent) -> None:
+        assert self.trace is not None and self.game is not None
+        now = time.monotonic()
+        if self._traced_deal != m.game and self.game.hand_decoded():
+            self._traced_deal = m.game
+            self.trace({"event": "dealt", "t": now})
+        if m.step in ("play", "act"):
+            self.trace({"event": "applied", "seq": m.seq, "t": now})
+
+    # --- the state on disk ----------------------------------------------------------------------
+
+    def _path(self) -> Path | None:
+        fp = self.address.fingerprint
+        if fp is None:
+            return None
+        key = self.identity.public_key.hex()[:16]
+        return self._state_dir / f"{fp[:32]}-{key}.session"
+
+    def _save(self) -> None:
+        """Append the state to the session file (one length-prefixed pickle per save, flushed):
+        appending is much cheaper than writing a new file and renaming it each time, and a
+        torn last entry is ignored on reading.  The file is rewritten when it grows large."""
+        path = self._path()
+        if path is None:
+            return
+        saved = _Saved(
+            fingerprint=self.address.fingerprint or "",
+            seat=self.my_seat,
+            last_seq=self.last_seq,
+            game=self.game.freeze() if self.game is not None else None,
+            pending=list(self._pending),
+            address=(self.address.host, self.address.port),
+        )
+        blob = pickle.dumps(saved, protocol=pickle.HIGHEST_PROTOCOL)
+        entry = len(blob).to_bytes(4, "big") + blob
+        if self._file is None or self._file.tell() > SESSION_FILE_MAX:
+            if self._file is not None:
+                self._file.close()
+            self._state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as f:
+                f.write(entry)
+            tmp.replace(path)
+            self._file = path.open("ab")
+            return
+        self._file.write(entry)
+        self._file.flush()
+
+    def _restore(self) -> None:
+        path = self._path()
+        if path is None or not path.exists():
+            return
+        saved: Any = None
+        try:
+            data = path.read_bytes()
+            at = 0
+            while at + 4 <= len(data):
+                size = int.from_bytes(data[at : at + 4], "big")
+                if at + 4 + size > len(data):
+                    break  # torn by a crash: the entry before it holds
+                saved = pickle.loads(data[at + 4 : at + 4 + size])
+                at += 4 + size
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError) as e:
+            log.warning("cannot read the saved session %s: %s", path, e)
+            return
+        if not isinstance(saved, _Saved) or saved.fingerprint != self.address.fingerprint:
+            return
+        self.my_seat = saved.seat
+        self.last_seq = saved.last_seq
+        self._pending = list(saved.pending)
+        if saved.game is not None:
+            self.game = SeatGame.thaw(saved.game, self.identity)
+        self._restored = True
+
+    def _forget(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        path = self._path()
+        if path is not None:
+            with contextlib.suppress(OSError):
+                path.unlink()
+
+    def save(self) -> None:
+        """Save the session now (the bot loop calls it after acting)."""
+        self._save()
+
+
+# --- a bot at the table ------------------------------------------------------------------------
+
+
+async def play_as_bot(
+    session: ClientSession,
+    level: str = "normal",
+    *,
+    rng: random.Random | None = None,
+    delay: float = 0.0,
+    on_event: Callable[[dict[str, Any]], None] | None = None,
+) -> None:
+    """Play the session's seat with a bot until the table closes: ready in the lobby, an
+    action whenever the bot's view allows one."""
+    bot: Bot = make_bot(level, cast(Rng, rng or random.Random()))
+    emit = on_event or (lambda e: None)
+    ready_for: int | None = None
+    seen_results = 0
+    while not session.closed:
+        lobby = session.lobby
+        if (
+            lobby is not None
+            and lobby.state.value == "lobby"
+            and session.my_seat is not None
+            and ready_for != lobby.games
+            and not lobby.seats[session.my_seat].ready
+        ):
+            ready_for = lobby.games
+            with contextlib.suppress(ProtocolError, ConnectionError):
+                await session.set_ready(True)
+        if len(session.results) > seen_results:
+            for r in session.results[seen_results:]:
+                emit({"event": "game_over", "result": r.result.to_dict(), "score": list(r.score)})
+            seen_results = len(session.results)
+        g = session.game
+        acted = False
+        if g is not None and g.hand_complete():
+            view = g.view()
+            if view is not None and view.result is None:
+                action = bot.choose(view)
+                if action is not None:
+                    if delay:
+                        await asyncio.sleep(delay)
+                    try:
+                        await session.act(action)
+                        acted = True
+                    except (ProtocolError, ValueError) as e:
+                        log.info("the bot's %s was refused: %s", action, e)
+                    except ConnectionError:
+                        pass
+        if not acted:
+            await _wait(session.wait_changed(), 1.0)
+
+
+async def _wait(aw: Awaitable[None], timeout: float) -> None:
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(aw, timeout)
+
+
+__all__ = [
+    "Address",
+    "ClientSession",
+    "GameResult",
+    "SessionClosed",
+    "play_as_bot",
+]

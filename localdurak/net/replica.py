@@ -1,0 +1,690 @@
+"""One game of the series as each party keeps it: the bridge between the wire messages
+(docs/protocol.md §5), the card-privacy protocol (card-privacy.md) and the rules engine.
+
+Sans-I/O (no sockets, no clocks); used by the asyncio host and client sessions.
+
+- `SeatGame` — one seat: its privacy `Player` (its own key), and the engine on what that seat
+  may know (``Game.hidden`` from its own seat).  It checks every relayed message (the seat's
+  signature and counter, then the privacy proofs, then the rules) and answers with the signed
+  messages the protocol asks of it.  Human clients and bots use it alike.
+- `HostGame` — the host's authority: the privacy `Host` (no secret) and the engine on public
+  information (``Game.hidden`` with ``viewer=None``).  It accepts a seat's command or refuses
+  it with a `ProtocolError` for the sender alone.
+
+Every game action travels as a privacy step: ``play`` (one `Play` per card: attack, cover,
+transfer, show) or ``act`` (take, pass, challenge); the step's body is the list of privacy
+messages, and the action itself (records.md form, with ``seat``) is bound into each proof.
+The end of a bout needs no message: every party derives the refill from its own engine
+(R-B12, ``Game.refill_schedule()``) at the same point of the log.
+
+A `SeatGame` pickles (without its signing key, `SeatGame.freeze` / `thaw`): a client keeps
+it on disk after every event, so a restarted client carries on with the same privacy key
+(card-privacy.md "When a player drops out").  Never rebuild a seat by replaying with a seeded
+random source: proof nonces would repeat for different statements and leak the key.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import pickle
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from localdurak.game.actions import Action, ActionFormatError, Do, GameResult, IllegalAction
+from localdurak.game.cards import Card, Suit
+from localdurak.game.engine import Game
+from localdurak.game.rules import Rules, Variant
+from localdurak.game.view import PlayerView
+from localdurak.net.identity import action_payload, public_key_bytes, verify_action
+from localdurak.protocol import privacy as pv
+from localdurak.protocol.codec import AuthFailed, BadMessage, IllegalMove, NotYourTurn, Replayed
+from localdurak.protocol.messages import GameStarted, Privacy, PrivacyEvent
+from localdurak.protocol.privacy_messages import (
+    Act,
+    MessageError,
+    Play,
+    Refill,
+    Return,
+    message_from_dict,
+)
+from localdurak.protocol.privacy_messages import Message as PMessage
+from localdurak.protocol.schedule import Setup
+
+GAME_STEPS = ("play", "act")
+"""Privacy steps that carry a game action."""
+
+MAX_BODY_MESSAGES = 6
+"""A body holds one privacy message, or one `Play` per card of a multi-card attack."""
+
+
+class Signer(Protocol):
+    """A seat's signing key: a device `Identity`, or an in-process bot's key."""
+
+    @property
+    def public_key(self) -> bytes: ...
+
+    def sign(self, data: bytes) -> bytes: ...
+
+
+# --- helpers shared by both roles ------------------------------------------------------------
+
+
+def setup_for(started: GameStarted) -> Setup:
+    """The privacy setup of a game: R-F1 (lowest trump) runs for a first game or after a draw,
+    never in Dureń (R-P1)."""
+    return Setup.from_rules(
+        started.rules,
+        len(started.keys),
+        started.dealer,
+        lowest_trump=needs_lowest_trump(started.rules, started.previous),
+    )
+
+
+def needs_lowest_trump(rules: Rules, previous: GameResult | None) -> bool:
+    if rules.variant is Variant.DUREN:
+        return False
+    return previous is None or previous.draw or not previous.durak
+
+
+def series_first_attacker(
+    rules: Rules, seats: int, dealer: int, trump: Suit, previous: GameResult | None
+) -> int:
+    """R-F2 / R-P1: the first attacker of a game that does not run R-F1 (the engine's rule,
+    asked of an empty table; it looks at no hand when R-F2 or R-P1 decides)."""
+    probe = Game(rules, seats, dealer, trump)
+    return probe._first_attacker(previous)
+
+
+def decode_body(body: Any, seat: int) -> list[PMessage]:
+    """The privacy messages of a step's body; each must be in the name of ``seat``."""
+    if not isinstance(body, list) or not 1 <= len(body) <= MAX_BODY_MESSAGES:
+        raise BadMessage(f"a privacy body is a list of 1..{MAX_BODY_MESSAGES} messages")
+    try:
+        msgs = [message_from_dict(m) for m in body]
+    except MessageError as e:
+        raise BadMessage(f"privacy message: {e}") from None
+    for m in msgs:
+        if m.seat != seat:
+            raise AuthFailed(f"seat {seat} sent a privacy message in the name of seat {m.seat}")
+        if isinstance(m, Refill | Return):
+            raise BadMessage("only the host's own engine ends a bout or returns cards")
+    return msgs
+
+
+def step_of(msgs: Sequence[PMessage]) -> str:
+    kind = msgs[0].KIND
+    if any(kind != m.KIND for m in msgs):
+        raise BadMessage("a privacy body mixes message kinds")
+    if len(msgs) > 1 and kind != "play":
+        raise BadMessage(f"only plays come several to a body, not {kind!r}")
+    return kind
+
+
+def action_of(msgs: Sequence[PMessage]) -> Action:
+    """The game action a ``play`` or ``act`` body carries, checked against its cards."""
+    first = msgs[0]
+    if not isinstance(first, Play | Act):
+        raise BadMessage("not a game action")
+    try:
+        action = Action.from_dict(first.action)
+    except ActionFormatError as e:
+        raise BadMessage(f"the action: {e}") from None
+    if action.seat != first.seat:
+        raise AuthFailed(f"seat {first.seat} sent an action for seat {action.seat}")
+    if any(dict(m.action) != dict(first.action) for m in msgs if isinstance(m, Play | Act)):
+        raise BadMessage("the plays of one action carry different actions")
+    if isinstance(first, Act):
+        if action.do not in (Do.TAKE, Do.PASS, Do.CHALLENGE):
+            raise BadMessage(f"a {action.do} needs its card played with a proof")
+        return action
+    plays = [m for m in msgs if isinstance(m, Play)]
+    cards = [Card(p.card) if 0 <= p.card < 52 else None for p in plays]
+    if action.do is Do.ATTACK:
+        wanted = list(action.cards)
+    elif action.do in (Do.COVER, Do.TRANSFER, Do.SHOW):
+        wanted = [action.card] if action.card is not None else []
+    else:
+        raise BadMessage(f"a {action.do} plays no card")
+    if cards != wanted:
+        raise BadMessage("the cards played are not the cards of the action")
+    shown = action.do is Do.SHOW
+    if any(p.shown != shown for p in plays):
+        raise BadMessage("a shown card must be shown, a played card played")
+    return action
+
+
+def body_of(msgs: Sequence[PMessage]) -> list[dict[str, Any]]:
+    return [m.to_dict() for m in msgs]
+
+
+def closes_bout(game: Game, action: Action) -> bool:
+    """Whether ``action`` would end the bout (or the game): R-S5's challenge window."""
+    trial = copy.deepcopy(game)
+    before = trial.bout_number
+    try:
+        trial.apply(action)
+    except IllegalAction:
+        return False
+    return trial.bout_number != before or trial.result is not None
+
+
+def taken_cards(
+    rules: Rules, table_before: Sequence[tuple[Card, Card | None]], taker: int
+) -> list[int] | None:
+    """The cards a taker took when they are not the whole table: R-P5 (Dureń with partial
+    defence) takes only the uncovered ones.  None: the whole table (R-B8)."""
+    if taker < 0 or not (rules.variant is Variant.DUREN and rules.partial_defence):
+        return None
+    return [int(a) for a, c in table_before if c is None]
+
+
+def returned_cards(
+    table_before: Sequence[tuple[Card, Card | None]], game: Game, action: Action
+) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """R-S3: the cards a successful challenge sent back to the hands they came from, and
+    those hands (cards in order), or None."""
+    if action.do is not Do.CHALLENGE:
+        return None
+    before = {c for pair in table_before for c in pair if c is not None}
+    after = {c for pair in game.table for c in pair if c is not None}
+    gone = sorted(before - after)
+    if not gone:
+        return None
+    owners = []
+    for c in gone:
+        holders = [s for s in range(game.seats) if c in game.known(s)]
+        if len(holders) != 1:
+            raise IllegalMove(f"{c} went back to no single hand")
+        owners.append(holders[0])
+    return tuple(int(c) for c in gone), tuple(owners)
+
+
+def bout_end(game: Game, before_bout: int, taking: bool, defender: int | None) -> int | None:
+    """After an action: -1 when the bout was beaten off, the taker's seat when he took, None
+    when the bout goes on (or the game ended: no refill then)."""
+    if game.result is not None or game.bout_number == before_bout:
+        return None
+    if taking and defender is not None:
+        return defender
+    return -1
+
+
+@dataclass
+class Signed:
+    """One signed privacy step ready to send: what `Privacy` carries without its ``id``."""
+
+    game: bytes
+    n: int
+    step: str
+    body: list[dict[str, Any]]
+    sig: bytes
+
+    def command(self, command_id: int) -> Privacy:
+        return Privacy(
+            id=command_id, game=self.game, n=self.n, step=self.step, body=self.body, sig=self.sig
+        )
+
+
+@dataclass
+class _Counters:
+    """Each seat's signed-message counter ``n`` (docs/protocol.md §5) must increase, so a
+    replayed or reordered message is refused.  Gaps are allowed: a command the host refused
+    (an action that lost a race with another seat's) used its number and is never relayed."""
+
+    last: list[int] = field(default_factory=list)
+
+    def check(self, seat: int, n: int) -> None:
+        if n <= self.last[seat]:
+            raise Replayed(f"seat {seat}'s message #{n} again (a replay): #{self.last[seat]} came")
+
+    def advance(self, seat: int, n: int) -> None:
+        self.last[seat] = max(self.last[seat], n)
+
+
+# --- one seat --------------------------------------------------------------------------------
+
+
+class SeatGame:
+    """One seat's game: its privacy player and its engine, fed by the host's relayed events."""
+
+    def __init__(
+        self,
+        started: GameStarted,
+        seat: int,
+        signer: Signer,
+        rng: Callable[[int], bytes] = os.urandom,
+    ) -> None:
+        if not 0 <= seat < len(started.keys):
+            raise ValueError(f"seat {seat} is not at this table")
+        if started.keys[seat] != signer.public_key:
+            raise AuthFailed(f"seat {seat}'s key in game_started is not ours")
+        self.started = started
+        self.seat = seat
+        self.signer = signer
+        self.setup = setup_for(started)
+        self.player = pv.Player(self.setup, seat, rng)
+        self.game: Game | None = None
+        self.counters = _Counters([-1] * len(started.keys))
+        self._n = 0
+        self._hand0: tuple[Card, ...] | None = None
+        self._turned: pv.CardTurned | None = None
+        self._first: pv.FirstAttacker | None = None
+        self._pending_draws: list[Card] = []
+        self.revealed = False
+        self.keys_revealed = False
+        self.log_complete = True
+        """Whether ``player.t.log`` holds every step of the game (not after a restart)."""
+        self.changed = False
+        """Set whenever the public state changed (for the session to wake its player)."""
+
+    @property
+    def game_id(self) -> bytes:
+        return self.started.game
+
+    @property
+    def seats(self) -> int:
+        return len(self.started.keys)
+
+    def _sign(self, msgs: Sequence[PMessage]) -> Signed:
+        step = step_of(msgs)
+        body = body_of(msgs)
+        n = self._n
+        self._n += 1
+        sig = self.signer.sign(action_payload(self.game_id, self.seat, n, step, body))
+        return Signed(self.game_id, n, step, body, sig)
+
+    def _send(self, msgs: Sequence[PMessage]) -> list[Signed]:
+        return [self._sign([m]) for m in msgs]
+
+    def start(self) -> list[Signed]:
+        return self._send(self.player.start())
+
+    # --- the player's side ------------------------------------------------------------------
+
+    def view(self) -> PlayerView | None:
+        return None if self.game is None else self.game.view(self.seat)
+
+    def hand_decoded(self) -> bool:
+        """Our hand of the deal is decoded (card-privacy.md step 3)."""
+        return self._hand0 is not None
+
+    def hand_complete(self) -> bool:
+        """All cards of our hand are decoded (a refill may still be on its ring pass)."""
+        g = self.game
+        return g is not None and g.count(self.seat) == len(g.hand(self.seat))
+
+    def act(self, action: Action) -> Signed:
+        """Our action, as its privacy messages with proofs, signed.  Checked by our own
+        engine first (`IllegalAction`)."""
+        g = self.game
+        if g is None:
+            raise IllegalAction("R-D1", "the cards are still being dealt")
+        if action.seat != self.seat:
+            raise ValueError(f"we are seat {self.seat}, not seat {action.seat}")
+        g.check(action)
+        form = action.to_dict()
+        msgs: list[PMessage]
+        try:
+            if action.do is Do.ATTACK:
+                msgs = [self.player.play(c, form) for c in action.cards]
+            elif action.do in (Do.COVER, Do.TRANSFER, Do.SHOW):
+                assert action.card is not None
+                msgs = [self.player.play(action.card, form, shown=action.do is Do.SHOW)]
+            else:
+                msgs = [self.player.act(form)]
+        except pv.LocalProtocolError as e:
+            # A card a successful challenge sent back to the hand (R-S3) has no proof of
+            # holding in the card-privacy protocol yet (its position was played once).
+            raise IllegalAction("R-S3", f"this card cannot be played again yet: {e}") from None
+        return self._sign(msgs)
+
+    # --- events from the host ---------------------------------------------------------------
+
+    def receive(self, event: PrivacyEvent) -> list[Signed]:
+        """One relayed privacy step: check the seat's signature and counter, then the step
+        itself; returns the signed steps we send in answer.  Raises `ProtocolError` (the host
+        relayed something a seat did not sign, or the protocol broke: `AuthFailed`,
+        `Replayed`, `IllegalMove`)."""
+        if event.game != self.game_id:
+            raise BadMessage("a privacy step of another game")
+        if not 0 <= event.seat < self.seats:
+            raise BadMessage(f"a privacy step from seat {event.seat}, not at the table")
+        if event.seat != self.seat:  # our own steps we signed ourselves; the others check them
+            verify_action(
+                self.started.keys[event.seat],
+                event.sig,
+                game=event.game,
+                seat=event.seat,
+                n=event.n,
+                kind=event.step,
+                body=event.body,
+            )
+        self.counters.check(event.seat, event.n)
+        self.counters.advance(event.seat, event.n)
+        msgs = decode_body(event.body, event.seat)
+        if step_of(msgs) != event.step:
+            raise BadMessage(f"step {event.step!r} carries {msgs[0].KIND!r} messages")
+        out: list[PMessage] = []
+        action: Action | None = None
+        if event.step in GAME_STEPS:
+            action = action_of(msgs)
+        g = self.game
+        if action is not None and g is None:
+            raise IllegalMove("an action before the deal was complete")
+        try:
+            for m in msgs:
+                out += self.player.receive(m)
+        except pv.RemoteProtocolError as e:
+            raise IllegalMove(f"card privacy: {e}") from None
+        if action is not None:
+            assert g is not None
+            before, taking, defender = g.bout_number, g.phase == "taking", g.defender
+            table_before = g.table
+            try:
+                g.apply(action)
+            except IllegalAction as e:
+                raise IllegalMove(f"the host relayed an illegal action: {e}", rule=e.rule) from None
+            taker = bout_end(g, before, taking or action.do is Do.TAKE, defender)
+            if taker is not None:
+                seats = g.refill_schedule()
+                batch = len(self.player.t.schedule.batches)
+                taken = taken_cards(g.rules, table_before, taker)
+                self.player.expect_refill(seats, None if taker < 0 else taker, taken)
+                cards = (
+                    ()
+                    if taker < 0
+                    else tuple(int(c) for c in (self.player.t.on_table if taken is None else taken))
+                )
+                out += self.player.receive(Refill(0, batch, tuple(seats), taker, cards))
+            back = returned_cards(table_before, g, action)
+            if back is not None:
+                self.player.expect_return(*back)
+                out += self.player.receive(Return(0, *back))
+            if g.result is not None and not self.revealed:
+                self.revealed = True
+                out.append(self.player.reveal())
+        self._drain()
+        self.changed = True
+        return self._send(out)
+
+    def _drain(self) -> None:
+        while (e := self.player.next_event()) is not None:
+            if isinstance(e, pv.HandDealt):
+                if e.batch == 0:
+                    self._hand0 = e.cards
+                else:
+                    self._pending_draws += e.cards
+            elif isinstance(e, pv.CardTurned):
+                self._turned = e
+            elif isinstance(e, pv.FirstAttacker):
+                self._first = e
+            elif isinstance(e, pv.KeysRevealed):
+                self.keys_revealed = True
+        if self.game is None:
+            self._maybe_begin()
+        if self.game is not None and self._pending_draws:
+            self.game.learn_draws(self.seat, self._pending_draws)
+            self._pending_draws = []
+
+    def _maybe_begin(self) -> None:
+        """Build our engine once our hand, the trump and the first attacker are known."""
+        if self._hand0 is None:
+            return
+        built = begin_game(
+            self.started, self.setup, self.player.t, self._first, self.seat, self.player.cards()
+        )
+        if built is not None:
+            self.game = built
+
+    def reveal_now(self) -> list[Signed]:
+        """The game was ended for us (a seat forfeited): reveal our key for the audit."""
+        if self.revealed:
+            return []
+        self.revealed = True
+        return self._send([self.player.reveal()])
+
+    def result(self) -> GameResult | None:
+        return None if self.game is None else self.game.result
+
+    def freeze(self) -> bytes:
+        """Everything but the signing key, for the client's file (0600, data dir)."""
+        # The seat's copy of the privacy log is never read again (the host's transcript is the
+        # record); leaving it out makes saving several times cheaper.
+        # Nor is the seat engine's action log (the host's journal is the record).
+        signer, self.signer = self.signer, None  # type: ignore[assignment]
+        log, self.player.t.log = self.player.t.log, []
+        actions: list[Action] = []
+        if self.game is not None:
+            actions, self.game.log = self.game.log, []
+        try:
+            return pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL)
+        finally:
+            self.signer = signer
+            self.player.t.log = log
+            if self.game is not None:
+                self.game.log = actions
+
+    @staticmethod
+    def thaw(data: bytes, signer: Signer) -> SeatGame:
+        seat = pickle.loads(data)
+        if not isinstance(seat, SeatGame):
+            raise ValueError("not a saved seat")
+        seat.signer = signer
+        seat.log_complete = False  # the privacy log was not saved: no audit of our own
+        return seat
+
+
+def begin_game(
+    started: GameStarted,
+    setup: Setup,
+    t: pv.Transcript,
+    first: pv.FirstAttacker | None,
+    viewer: int | None,
+    own: Sequence[Card],
+) -> Game | None:
+    """The engine for ``viewer`` once the deal's public facts are in, else None."""
+    if t.trump_suit is None:
+        return None
+    if setup.lowest_trump:
+        first = first or t.first_attacker
+        if first is None:
+            return None
+        first_seat = first.seat
+    else:
+        first_seat = series_first_attacker(
+            started.rules, setup.seats, setup.dealer, t.trump_suit, started.previous
+        )
+    shown: dict[int, list[Card]] = {}
+    trump_card: Card | None = None
+    if t.turned is not None:
+        if setup.trump_in_stock:
+            trump_card = t.turned
+        else:
+            shown.setdefault(setup.dealer, []).append(t.turned)  # R-D3
+    if (
+        setup.lowest_trump
+        and first is not None
+        and first.card is not None
+        and first.card not in shown.get(first.seat, [])
+    ):
+        shown.setdefault(first.seat, []).append(first.card)  # R-F1, shown to all
+    return Game.hidden(
+        started.rules,
+        setup.seats,
+        setup.dealer,
+        trump_card=trump_card,
+        trump_suit=t.trump_suit,
+        first_attacker=first_seat,
+        viewer=viewer,
+        own_cards=list(own) if viewer is not None else [],
+        shown=shown,
+        previous=started.previous,
+    )
+
+
+# --- the host's authority ---------------------------------------------------------------------
+
+
+@dataclass
+class Accepted:
+    """What the host relays for one accepted command: the signed steps (in order) and the
+    privacy messages it accepted into the transcript (for the journal)."""
+
+    relay: list[tuple[int, Privacy]]
+    """(seat, command) pairs to relay as `PrivacyEvent`, in order."""
+    action: Action | None = None
+    refill: Refill | None = None
+
+
+class HostGame:
+    """The host's authority over one game: verifies, orders, relays; holds no secret."""
+
+    def __init__(self, started: GameStarted) -> None:
+        self.started = started
+        self.setup = setup_for(started)
+        # Strip proofs are verified beside the relaying (`verify_idle`), not before it: the
+        # host is on every step's path, and each player verifies what it strips or decodes
+        # anyway; a play is still checked on the spot (its chunk's chain is verified then).
+        self.privacy = pv.Host(self.setup, defer_verification=True)
+        self.game: Game | None = None
+        self.counters = _Counters([-1] * len(started.keys))
+        self._waiting: dict[int, tuple[int, Privacy]] = {}
+        """id(privacy message) -> (seat, command): held by the privacy host, not relayed yet."""
+        self.accepted_log: list[PMessage] = []
+        self.received: dict[tuple[int, int], bytes] = {}
+        """(seat, n) -> signature of each accepted command (an identical resend is ignored)."""
+
+    @property
+    def seats(self) -> int:
+        return len(self.started.keys)
+
+    def duplicate(self, seat: int, cmd: Privacy) -> bool:
+        """An identical resend of a command already accepted (a reconnecting client)."""
+        return self.received.get((seat, cmd.n)) == cmd.sig
+
+    def receive(self, seat: int, cmd: Privacy) -> Accepted:
+        """Accept seat ``seat``'s signed step or raise the `ProtocolError` to send back."""
+        if cmd.game != self.started.game:
+            raise BadMessage("a privacy step for another game")
+        verify_action(
+            self.started.keys[seat],
+            cmd.sig,
+            game=cmd.game,
+            seat=seat,
+            n=cmd.n,
+            kind=cmd.step,
+            body=cmd.body,
+        )
+        # The counter before anything else: a replayed command is refused as a replay.
+        self.counters.check(seat, cmd.n)
+        self.counters.advance(seat, cmd.n)
+        msgs = decode_body(cmd.body, seat)
+        if step_of(msgs) != cmd.step:
+            raise BadMessage(f"step {cmd.step!r} carries {msgs[0].KIND!r} messages")
+        action: Action | None = None
+        g = self.game
+        if cmd.step in GAME_STEPS:
+            action = action_of(msgs)
+            if g is None:
+                raise NotYourTurn("the cards are still being dealt")
+            if g.result is not None:
+                raise NotYourTurn("the game is over")
+            try:
+                g.check(action)
+            except IllegalAction as e:
+                if not g.legal_actions(seat) and action.do is not Do.CHALLENGE:
+                    raise NotYourTurn(f"not your turn: {e.reason}", rule=e.rule) from None
+                raise IllegalMove(str(e), rule=e.rule) from None
+        # Card privacy: every message checked before any is accepted (a multi-card attack is
+        # all or nothing), then accepted for real.
+        if len(msgs) > 1:
+            trial = copy.deepcopy(self.privacy)
+            try:
+                for m in msgs:
+                    trial.receive(seat, m)
+            except pv.RemoteProtocolError as e:
+                self.privacy.refused.extend(trial.refused[len(self.privacy.refused) :])
+                raise IllegalMove(f"card privacy refused it: {e}") from None
+        out: list[tuple[int, PMessage]] = []
+        try:
+            for m in msgs:
+                out += self.privacy.receive(seat, m)
+                self.accepted_log.append(m)
+        except pv.RemoteProtocolError as e:
+            raise IllegalMove(f"card privacy refused it: {e}") from None
+        self.received[(seat, cmd.n)] = cmd.sig
+        for m in msgs:
+            self._waiting[id(m)] = (seat, cmd)
+        relay: list[tuple[int, Privacy]] = []
+        seen: set[int] = set()
+        for _, m in out:
+            entry = self._waiting.pop(id(m), None)
+            if entry is not None and id(entry[1]) not in seen:
+                seen.add(id(entry[1]))
+                relay.append(entry)
+        result = Accepted(relay, action)
+        if action is not None:
+            assert g is not None
+            before, taking, defender = g.bout_number, g.phase == "taking", g.defender
+            table_before = g.table
+            g.apply(action)
+            taker = bout_end(g, before, taking or action.do is Do.TAKE, defender)
+            if taker is not None:
+                seats = g.refill_schedule()
+                taken = taken_cards(g.rules, table_before, taker)
+                self.privacy.refill(seats, None if taker < 0 else taker, taken)
+                last = self.privacy.t.log[-1]
+                assert isinstance(last, Refill)
+                result.refill = last
+                self.accepted_log.append(last)
+            back = returned_cards(table_before, g, action)
+            if back is not None:
+                self.privacy.return_cards(*back)
+                self.accepted_log.append(self.privacy.t.log[-1])
+        if self.game is None:
+            t = self.privacy.t
+            if t.final_deck is not None and t.trump_suit is None and t.schedule.batches:
+                t.ensure_public()  # the trump card, once its chunk is complete (verified)
+            self.game = begin_game(self.started, self.setup, t, None, None, [])
+        return result
+
+    def verify_idle(self) -> str | None:
+        """Verify what was relayed unverified; the fault (recorded in the transcript's
+        refusals, so the audit names the seat) or None."""
+        try:
+            self.privacy.verify_pending()
+        except pv.RemoteProtocolError as e:
+            return str(e)
+        return None
+
+    def all_revealed(self) -> bool:
+        return all(k is not None for k in self.privacy.t.revealed)
+
+    def transcript(self) -> dict[str, Any]:
+        self.verify_idle()  # everything verified before the record is written
+        return self.privacy.transcript()
+
+
+class EphemeralKey:
+    """A signing key that lives in memory only: an in-process bot's seat key."""
+
+    def __init__(self, private: Ed25519PrivateKey | None = None) -> None:
+        self.private = private if private is not None else Ed25519PrivateKey.generate()
+
+    @property
+    def public_key(self) -> bytes:
+        return public_key_bytes(self.private.public_key())
+
+    def sign(self, data: bytes) -> bytes:
+        return self.private.sign(data)
+
+    def private_bytes(self) -> bytes:
+        return self.private.private_bytes_raw()
+
+    @classmethod
+    def from_private_bytes(cls, raw: bytes) -> EphemeralKey:
+        return cls(Ed25519PrivateKey.from_private_bytes(raw))

@@ -1,0 +1,95 @@
+"""Helpers: a host's authority and N seats joined in memory (h11's ConnectionPair idea), with
+random bots choosing from each seat's own view."""
+
+from __future__ import annotations
+
+import os
+import random
+from typing import Any
+
+from localdurak.game.bots import make_bot
+from localdurak.game.rules import Rules
+from localdurak.net.replica import EphemeralKey, HostGame, SeatGame, Signed
+from localdurak.protocol.messages import GameStarted, PrivacyEvent
+
+
+class MemoryGame:
+    def __init__(self, n: int, rules: Rules, seed: int = 1, dealer: int | None = None) -> None:
+        self.keys = [EphemeralKey() for _ in range(n)]
+        self.started = GameStarted(
+            seq=1,
+            game=os.urandom(16),
+            number=0,
+            rules=rules,
+            dealer=n - 1 if dealer is None else dealer,
+            names=tuple(f"p{i}" for i in range(n)),
+            keys=tuple(k.public_key for k in self.keys),
+        )
+        self.host = HostGame(self.started)
+        self.seats = [SeatGame(self.started, s, self.keys[s]) for s in range(n)]
+        self.rng = random.Random(seed)
+        self.bots = [make_bot("random", self.rng) for _ in range(n)]
+        self.queue: list[tuple[int, Signed]] = []
+        self.seq = 1
+        self.events: list[PrivacyEvent] = []
+
+    def send(self, seat: int, signed: list[Signed]) -> None:
+        self.queue += [(seat, s) for s in signed]
+
+    def pump(self) -> None:
+        while self.queue:
+            seat, signed = self.queue.pop(0)
+            accepted = self.host.receive(seat, signed.command(0))
+            for s, cmd in accepted.relay:
+                self.seq += 1
+                ev = PrivacyEvent(
+                    seq=self.seq,
+                    game=cmd.game,
+                    seat=s,
+                    n=cmd.n,
+                    step=cmd.step,
+                    body=cmd.body,
+                    sig=cmd.sig,
+                )
+                self.events.append(ev)
+                for p in self.seats:
+                    self.send(p.seat, p.receive(ev))
+
+    def deal(self) -> None:
+        for p in self.seats:
+            self.send(p.seat, p.start())
+        self.pump()
+
+    def step(self) -> bool:
+        """One bot action; False when nobody may act."""
+        for p in self.rng.sample(self.seats, len(self.seats)):
+            if not p.hand_complete():
+                continue
+            view = p.view()
+            assert view is not None
+            action = self.bots[p.seat].choose(view)
+            if action is None:
+                continue
+            self.send(p.seat, [p.act(action)])
+            self.pump()
+            return True
+        return False
+
+    def play_out(self, limit: int = 3000) -> None:
+        assert self.host.game is not None
+        for _ in range(limit):
+            if self.host.game.result is not None:
+                self.pump()
+                return
+            assert self.step(), "nobody can act"
+        raise AssertionError("the game did not end")
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "format": "localdurak-record/1",
+            "rules": self.started.rules.non_defaults(),
+            "seats": len(self.seats),
+            "dealer": self.started.dealer,
+            "actions": [],
+            "privacy": self.host.transcript(),
+        }

@@ -1,0 +1,222 @@
+"""Whole games over real TLS on loopback, each player a separate process (issue 4 part 8):
+the headless host (`localdurak host --headless`) and `localdurak join --bot` processes; the
+records replay and audit clean; a client killed mid-game and started again carries on.
+
+Every host here runs with advertising off (mDNS only inside namespaces: test_net_netns.py)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from localdurak.protocol.privacy_audit import audit
+from localdurak.protocol.records import parse_record, replay
+from tests.procs import Proc, env_for, localdurak
+
+
+@pytest.fixture
+def procs() -> Iterator[list[Proc]]:
+    started: list[Proc] = []
+    yield started
+    for p in started:
+        p.kill()
+
+
+def host(tmp_path: Path, procs: list[Proc], *args: str, home: str = "host") -> Proc:
+    p = Proc(
+        localdurak(
+            "host",
+            "--headless",
+            "--name",
+            "Test table",
+            "--port",
+            "0",
+            "--no-advertise",
+            "--record-dir",
+            str(tmp_path / "records"),
+            *args,
+        ),
+        env_for(tmp_path / home),
+        "host",
+    )
+    procs.append(p)
+    return p
+
+
+def join(
+    tmp_path: Path, procs: list[Proc], listening: dict[str, Any], name: str, *args: str
+) -> Proc:
+    p = Proc(
+        localdurak(
+            "join",
+            "--address",
+            f"127.0.0.1:{listening['port']}",
+            "--fingerprint",
+            listening["fingerprint"],
+            "--bot",
+            "--level",
+            "random",
+            "--name",
+            name,
+            *args,
+        ),
+        env_for(tmp_path / name),
+        name,
+    )
+    procs.append(p)
+    return p
+
+
+def check_record(path: str) -> dict[str, Any]:
+    text = Path(path).read_text(encoding="utf-8")
+    record = json.loads(text)
+    report = audit(record)
+    assert report.clean, report.faults
+    out = replay(parse_record(text))
+    assert out["ok"], out["error"]
+    assert out["result"] == record["result"]
+    # Every card accounted for: the deck the protocol dealt is the rules' deck, and the
+    # replayed game ends with the hands empty but the durak's.
+    assert sorted(record["deck"]) == sorted(str(c) for c in report.deck or ())
+    state = out["state"]
+    on_table = sum(1 for pair in state["table"] for c in pair if c is not None)
+    held = sum(len(h) for h in state["hands"])
+    assert held + state["discard"] + state["stock"] + on_table == len(record["deck"])
+    return record
+
+
+def test_whole_headless_game_host_and_two_bot_processes(tmp_path: Path, procs: list[Proc]) -> None:
+    h = host(tmp_path, procs, "--seats", "3", "--bots", "1", "--games", "2", "--deck", "24")
+    listening = h.event("listening")
+    assert len(listening["fingerprint"]) == 64
+    clients = [join(tmp_path, procs, listening, f"p{i}") for i in range(2)]
+    seated = {h.event("seated")["seat"] for _ in range(3)}
+    assert seated == {0, 1, 2}
+    overs = [h.event("game_over", 90) for _ in range(2)]
+    assert h.wait(30) == 0
+    for c in clients:
+        assert c.wait(30) == 0
+    for over in overs:
+        check_record(over["record"])
+    assert overs[1]["score"] == [
+        sum(1 for o in overs if s in o["result"]["durak"]) for s in range(3)
+    ]
+
+
+def test_a_client_killed_mid_game_starts_again_and_the_game_completes(
+    tmp_path: Path, procs: list[Proc]
+) -> None:
+    h = host(tmp_path, procs, "--seats", "3", "--bots", "1", "--hold", "60")
+    listening = h.event("listening")
+    a = join(tmp_path, procs, listening, "alice", "--delay", "0.03")
+    join(tmp_path, procs, listening, "bob", "--delay", "0.03")
+    h.event("game_started")
+    time.sleep(1.5)  # mid-game
+    a.kill()  # kill -9
+    away = h.event("away")
+    a2 = join(tmp_path, procs, listening, "alice", "--delay", "0.03")
+    assert h.event("back")["seat"] == away["seat"]
+    over = h.event("game_over", 120)
+    assert "forfeit" not in over
+    assert h.wait(30) == 0
+    assert a2.wait(30) == 0
+    record = check_record(over["record"])
+    assert len(record["actions"]) > 0
+
+
+def test_the_host_killed_mid_game_resumes_from_its_journal_and_the_game_completes(
+    tmp_path: Path, procs: list[Proc]
+) -> None:
+    h = host(tmp_path, procs, "--seats", "3", "--bots", "1", "--bot-delay", "0.02")
+    listening = h.event("listening")
+    join(tmp_path, procs, listening, "alice", "--delay", "0.02")
+    join(tmp_path, procs, listening, "bob", "--delay", "0.02")
+    started = h.event("game_started")
+    time.sleep(1.5)  # mid-game
+    h.kill()  # kill -9
+    h2 = Proc(localdurak("host", "--resume", started["journal"]), env_for(tmp_path / "host"), "h2")
+    procs.append(h2)
+    resumed = h2.event("resumed")
+    assert resumed["seq"] > 0
+    again = h2.event("listening")
+    assert again["port"] == listening["port"]
+    assert again["fingerprint"] == listening["fingerprint"]
+    over = h2.event("game_over", 120)
+    assert h2.wait(30) == 0
+    check_record(over["record"])
+
+
+def test_a_player_who_does_not_come_back_forfeits_he_is_the_durak(
+    tmp_path: Path, procs: list[Proc]
+) -> None:
+    h = host(tmp_path, procs, "--seats", "3", "--bots", "1", "--hold", "2", "--bot-delay", "0.02")
+    listening = h.event("listening")
+    a = join(tmp_path, procs, listening, "alice", "--delay", "0.02")
+    b = join(tmp_path, procs, listening, "bob", "--delay", "0.02")
+    h.event("game_started")
+    time.sleep(1.0)
+    a.kill()
+    away = h.event("away")
+    assert away["hold"] == 2
+    forfeit = h.event("forfeit", 20)
+    assert forfeit["seat"] == away["seat"]
+    over = h.event("game_over", 30)
+    assert over["forfeit"] == away["seat"]
+    assert over["result"] == {"durak": [away["seat"]], "draw": False, "pogony": 0}
+    assert h.wait(30) == 0
+    assert b.wait(30) == 0
+    record = json.loads(Path(over["record"]).read_text())
+    assert record["forfeit"] == away["seat"]
+    # The others revealed their keys; the audit names only the absent seat.
+    report = audit(record)
+    assert report.guilty == (away["seat"],)
+    assert all("did not reveal" in f.what for f in report.faults)
+
+
+def test_R_S5_cheating_mode_holds_the_closing_action_for_the_challenge_window(
+    tmp_path: Path, procs: list[Proc]
+) -> None:
+    h = host(
+        tmp_path,
+        procs,
+        "--seats",
+        "2",
+        "--bots",
+        "1",
+        "--cheating",
+        "--challenge-window",
+        "0.05",
+        "--deck",
+        "24",
+    )
+    listening = h.event("listening")
+    join(tmp_path, procs, listening, "alice")
+    over = h.event("game_over", 120)
+    windows = [x for x in h.seen if x.get("event") == "challenge_window"]
+    assert windows and all(w["seconds"] == 0.05 for w in windows)
+    assert h.wait(30) == 0
+    check_record(over["record"])
+
+
+def test_a_client_that_lost_its_saved_seat_cannot_take_it_back_the_seat_forfeits(
+    tmp_path: Path, procs: list[Proc]
+) -> None:
+    h = host(tmp_path, procs, "--seats", "2", "--bots", "1", "--hold", "3", "--bot-delay", "0.03")
+    listening = h.event("listening")
+    a = join(tmp_path, procs, listening, "alice", "--delay", "0.03")
+    h.event("game_started")
+    time.sleep(1.0)
+    a.kill()
+    away = h.event("away")
+    for saved in (tmp_path / "alice" / "sessions").glob("*"):
+        saved.unlink()  # the seat's privacy key is gone with it
+    a2 = join(tmp_path, procs, listening, "alice")
+    over = h.event("game_over", 30)
+    assert over["forfeit"] == away["seat"]
+    assert h.wait(30) == 0
+    assert a2.wait(30) == 0

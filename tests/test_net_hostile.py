@@ -1,0 +1,298 @@
+"""Hostile clients against a real host on loopback TLS (issue 4 part 8): garbage and oversized
+frames, a wrong version, out-of-turn and illegal moves, a forged signature, a replayed
+command, a stranger without the PIN — each refused with a clear error, and the host and the
+game unharmed: the game completes and its record audits clean."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import struct
+from pathlib import Path
+from typing import Any
+
+import msgpack
+
+from localdurak.game.actions import Action, Do
+from localdurak.game.rules import Rules
+from localdurak.net import transport as tr
+from localdurak.net.client import Address, ClientSession, play_as_bot
+from localdurak.net.host import HostOptions, TableHost
+from localdurak.net.identity import Identity, load_or_create
+from localdurak.protocol import messages as m
+from localdurak.protocol.codec import (
+    AuthFailed,
+    BadPin,
+    ErrorCode,
+    IllegalMove,
+    NotYourTurn,
+    TableFull,
+    encode_frame,
+)
+from localdurak.protocol.privacy_audit import audit
+
+PIN = "4711"
+
+
+async def raw(port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    return await asyncio.open_connection("127.0.0.1", port, ssl=tr.client_context())
+
+
+async def read_error(reader: asyncio.StreamReader) -> dict[str, Any]:
+    """The next frame (the host's error), then the end of the stream."""
+    head = await asyncio.wait_for(reader.readexactly(4), 5)
+    body = await asyncio.wait_for(reader.readexactly(struct.unpack(">I", head)[0]), 5)
+    frame: dict[str, Any] = msgpack.unpackb(body, raw=False)
+    rest = await asyncio.wait_for(reader.read(), 5)
+    assert rest == b""  # the host hung up
+    return frame
+
+
+async def stranger(port: int, fp: str, ident: Identity, pin: str | None) -> None:
+    ch = await tr.connect("127.0.0.1", port, fingerprint=fp)
+    await tr.client_handshake(ch, ident, name="Mallory", pin=pin)
+
+
+async def test_hostile_clients_are_refused_and_the_game_goes_on(tmp_path: Path) -> None:
+    ident = load_or_create(tmp_path / "host")
+    records = tmp_path / "records"
+    host = TableHost(
+        ident,
+        HostOptions(
+            name="Hostile",
+            seats=3,
+            bots=1,
+            rules=Rules(deck=24),
+            record_dir=records,
+            port=0,
+            pin=PIN,
+            advertise=False,
+            host="127.0.0.1",
+        ),
+    )
+    await host.start()
+    run = asyncio.create_task(host.run())
+    port, fp = host.port, ident.fingerprint
+
+    # Before any game: garbage, an oversized frame, a wrong version.
+    reader, writer = await raw(port)
+    writer.write(b"\x00\x00\x00\x05GARBAGE!!")
+    err = await read_error(reader)
+    assert err["t"] == "error" and err["code"] == ErrorCode.BAD_FRAME
+    reader, writer = await raw(port)
+    writer.write(struct.pack(">I", 9 * 1024) + b"x" * 100)  # above the 8 KiB before auth
+    err = await read_error(reader)
+    assert err["code"] == ErrorCode.BAD_FRAME and "8192" in err["message"]
+    reader, writer = await raw(port)
+    writer.write(
+        encode_frame(
+            {"t": "hello", "version": 99, "min_version": 99, "features": [], "software": "future"}
+        )
+    )
+    err = await read_error(reader)
+    assert err["code"] == ErrorCode.TOO_NEW and "99" in err["message"]
+
+    # A stranger without the PIN, then with a wrong one.
+    mallory = load_or_create(tmp_path / "mallory")
+    for pin, kind in ((None, BadPin), ("0000", BadPin)):
+        try:
+            await stranger(port, fp, mallory, pin)
+        except kind as e:
+            assert "PIN" in str(e)
+        else:
+            raise AssertionError("a stranger without the PIN got in")
+
+    # Two honest players.
+    sessions = []
+    for name in ("alice", "bob"):
+        s = ClientSession(
+            load_or_create(tmp_path / name),
+            name,
+            Address("127.0.0.1", port, fp),
+            pin=PIN,
+            state_dir=tmp_path / name / "sessions",
+        )
+        await s.start()
+        sessions.append(s)
+    alice, bob = sessions
+    bob_bot = asyncio.create_task(play_as_bot(bob, "random"))
+    await alice.set_ready(True)
+    while alice.game is None or not alice.game.hand_complete():
+        await asyncio.wait_for(alice.wait_changed(), 10)
+    # The table is full and playing: a stranger with the PIN gets no seat.
+    try:
+        await stranger(port, fp, load_or_create(tmp_path / "eve"), PIN)
+    except TableFull as e:
+        assert "started" in str(e)
+    else:
+        raise AssertionError("a stranger got a seat in a running game")
+
+    sg = alice.game
+    assert sg is not None and alice.my_seat is not None and alice.channel is not None
+    seat = alice.my_seat
+    view = sg.view()
+    assert view is not None
+    card = view.hand[0]
+    # Out of turn (or illegal): an attack when alice may not attack now, past her own engine.
+    if seat != view.attacker:
+        bad = sg._sign([sg.player.play(card, {"seat": seat, "do": "attack", "cards": [str(card)]})])
+        try:
+            await alice._command(bad.command, wait=True)
+        except (NotYourTurn, IllegalMove) as e:
+            # Not her turn, or (the others played on meanwhile) a throw-in the rules refuse.
+            assert e.rule is not None and e.rule.startswith("R-")
+        else:
+            raise AssertionError("an out-of-turn move was accepted")
+    else:
+        bad = sg._sign([sg.player.act({"seat": seat, "do": "pass"})])
+        try:
+            await alice._command(bad.command, wait=True)
+        except IllegalMove as e:
+            assert e.rule is not None and e.rule.startswith("R-")
+        else:
+            raise AssertionError("an illegal pass was accepted")
+    # An action in another seat's name.
+    other = (seat + 1) % 3
+    forged_body = sg._sign([sg.player.act({"seat": seat, "do": "take"})])
+    forged = dataclasses.replace(forged_body, sig=bytes(64))
+    assert alice.channel is not None
+    try:
+        await alice._command(forged.command, wait=True)
+    except AuthFailed as e:
+        assert "signature" in str(e)
+    else:
+        raise AssertionError("a forged signature was accepted")
+    assert other != seat
+    # The forged step cost alice her connection (auth_failed closes): she comes back by
+    # herself and the game goes on.
+    while alice.reconnects == 0:
+        await asyncio.wait_for(alice.wait_changed(), 15)
+    # A replayed command id on the new connection: refused, the connection closed.
+    assert alice.channel is not None
+    ch = alice.channel
+    await ch.send(m.Ready(id=alice._next_id, ready=True))
+    ch.connection.last_command_id = None  # our own state machine would refuse to repeat it
+    await ch.send(m.Ready(id=alice._next_id, ready=True))
+    alice._next_id += 1
+    while alice.reconnects < 2:
+        await asyncio.wait_for(alice.wait_changed(), 15)
+    codes = [e.code for e in alice.errors]
+    assert ErrorCode.AUTH_FAILED in codes and ErrorCode.REPLAYED in codes
+
+    alice_bot = asyncio.create_task(play_as_bot(alice, "random"))
+    await asyncio.wait_for(run, 120)
+    for t in (alice_bot, bob_bot):
+        t.cancel()
+    for s in sessions:
+        await s.close()
+    (over,) = host.results
+    record = json.loads(Path(over["record"]).read_text())
+    report = audit(record)
+    assert report.clean, report.faults  # honest seats: refused attempts name nobody else
+    assert isinstance(Action, type) and Do.PASS
+
+
+async def test_the_network_session_is_a_table_session_for_the_terminal_client(
+    tmp_path: Path,
+) -> None:
+    from localdurak.net.api import AuditStatus, ConnectionState, EventKind, TableSession
+
+    ident = load_or_create(tmp_path / "host")
+    host = TableHost(
+        ident,
+        HostOptions(
+            name="API",
+            seats=2,
+            bots=1,
+            rules=Rules(deck=24),
+            record_dir=tmp_path / "r",
+            port=0,
+            advertise=False,
+            host="127.0.0.1",
+            games=2,
+        ),
+    )
+    await host.start()
+    run = asyncio.create_task(host.run())
+    s = ClientSession(
+        load_or_create(tmp_path / "p"),
+        "Pat",
+        Address("127.0.0.1", host.port, ident.fingerprint),
+        state_dir=tmp_path / "p" / "s",
+    )
+    await s.start()
+    assert isinstance(s, TableSession)
+    assert s.connection is ConnectionState.CONNECTED and not s.offline and s.seat == 1
+    ticks: list[int] = []
+    s.subscribe(lambda: ticks.append(1))
+    bot = asyncio.create_task(play_as_bot(s, "random"))
+    await asyncio.wait_for(run, 120)
+    bot.cancel()
+    assert ticks and s.series.games == 2 and sum(s.series.durak) + s.series.draws == 2
+    kinds = {e.kind for e in s.events}
+    assert {EventKind.GAME_STARTED, EventKind.ACTION, EventKind.GAME_OVER} <= kinds
+    assert kinds & {EventKind.BITO, EventKind.TOOK}
+    for _ in range(100):  # the client audits the game itself, off the event loop
+        if s.audit.status is not AuditStatus.PENDING:
+            break
+        await asyncio.sleep(0.1)
+    assert s.audit.status is AuditStatus.CLEAN
+    assert s.names[1] == "Pat" and s.game_number == 2
+    await s.close()
+    assert s.connection is ConnectionState.CLOSED
+
+
+async def test_a_session_saved_at_an_earlier_table_of_the_same_host_starts_afresh(
+    tmp_path: Path,
+) -> None:
+    ident = load_or_create(tmp_path / "host")
+    me = load_or_create(tmp_path / "me")
+
+    def table(name: str) -> TableHost:
+        return TableHost(
+            ident,
+            HostOptions(
+                name=name,
+                seats=2,
+                bots=1,
+                rules=Rules(deck=24),
+                record_dir=tmp_path / name,
+                port=0,
+                advertise=False,
+                host="127.0.0.1",
+                hold=1,
+            ),
+        )
+
+    first = table("first")
+    await first.start()
+    run1 = asyncio.create_task(first.run())
+    s1 = ClientSession(
+        me, "Me", Address("127.0.0.1", first.port, ident.fingerprint), state_dir=tmp_path / "saved"
+    )
+    await s1.start()
+    await s1.set_ready(True)
+    while s1.game is None or not s1.game.hand_complete():
+        await asyncio.wait_for(s1.wait_changed(), 10)
+    s1.save()
+    assert s1._runner is not None and s1.channel is not None
+    s1._runner.cancel()  # the process dies: its saved seat stays on disk
+    await s1.channel.close()
+    await asyncio.wait_for(run1, 30)  # the seat forfeits after the hold; the table closes
+    assert first.results[0]["forfeit"] == 1
+    assert list((tmp_path / "saved").glob("*.session"))
+
+    second = table("second")
+    await second.start()
+    run2 = asyncio.create_task(second.run())
+    s2 = ClientSession(
+        me, "Me", Address("127.0.0.1", second.port, ident.fingerprint), state_dir=tmp_path / "saved"
+    )
+    await s2.start()
+    assert s2.game is None and s2.my_seat == 1  # the stale seat was dropped
+    bot = asyncio.create_task(play_as_bot(s2, "random"))
+    await asyncio.wait_for(run2, 60)
+    bot.cancel()
+    assert second.results and "forfeit" not in second.results[0]
+    await s2.close()
