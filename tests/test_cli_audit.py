@@ -67,5 +67,10 @@ def test_audit_refuses_a_record_without_privacy(
     record = {"format": "localdurak-record/1", "seats": 2, "dealer": 0, "actions": []}
     assert main(["audit", write(tmp_path, record)]) == 2
     assert "privacy" in capsys.readouterr().err
-    broken = dict(record, privacy={"format": "localdurak-privacy/1", "setup": {}, "log": []})
+    broken = dict(record, privacy={"format": "localdurak-privacy/2", "setup": {}, "log": []})
     assert main(["audit", write(tmp_path, broken)]) == 2
+    capsys.readouterr()
+    # A transcript of the protocol before step 2b (no seeds) is not replayed as this one.
+    old = dict(record, privacy={"format": "localdurak-privacy/1", "setup": {}, "log": []})
+    assert main(["audit", write(tmp_path, old)]) == 2
+    assert "localdurak-privacy/2" in capsys.readouterr().err
