@@ -187,8 +187,8 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
         prev = deck
     if t.final_deck is None:
         # The shuffles are judged even when the game stopped before every seed was revealed (a
-        # seed withheld stalls the deal: the net layer's timeout makes its seat forfeit; a game
-        # stopped for another fault reveals no seed, so a missing one names nobody).  Each
+        # seed withheld stalls the deal, like any silent seat; a game stopped for another fault
+        # reveals no seed, so a missing one names nobody).  Each
         # logged seed was checked against its commitment, and the deal order derived from them
         # all, by the replay above (`Transcript._seed`).
         return AuditReport(_with_incomplete(faults, incomplete), None, {"messages": len(log)})
