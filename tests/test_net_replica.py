@@ -151,7 +151,9 @@ def test_a_host_that_forges_alters_or_replays_a_relayed_step_is_caught_by_the_se
     witness = next(p for p in g.seats if p.seat != att.seat)
     # Altered: another card in the same signed body.
     body = [dict(m) for m in relayed.body]
-    body[0]["action"] = {**body[0]["action"], "cards": ["AS"]}
+    # (a card other than the one played: the same card would be a replay, not an alteration)
+    altered = "AS" if [str(c) for c in action.cards] != ["AS"] else "KS"
+    body[0]["action"] = {**body[0]["action"], "cards": [altered]}
     with pytest.raises(AuthFailed):
         witness.receive(dataclasses.replace(relayed, seq=relayed.seq + 1, body=body))
     # Forged: in another seat's name.
