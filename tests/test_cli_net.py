@@ -76,7 +76,7 @@ async def test_host_screen_shows_its_lobby_until_the_deal(pipe: PipeInput, tmp_p
     text = await _until(app, "Waiting for")
     assert "Table Kitchen" in text and f":{hosting.port}" in text
     assert "Anna (you)" in text and "ready" in text and "bot" in text
-    assert "(free)" in text and "Waiting for: a player" in text
+    assert "(free)" in text and "Waiting for: 1 more player" in text
     assert "Dealing" not in text
 
     # A friend joins: his name, and the code he must see on his own screen.
@@ -142,7 +142,7 @@ async def test_lobby_hosts_a_table_and_shows_its_lobby(pipe: PipeInput) -> None:
     pipe.send_text("h")
     await _until(app, "Host a table")
     pipe.send_text("\r")  # 3 seats, 1 bot: it waits for one friend
-    text = await _until(app, "Waiting for: a player")
+    text = await _until(app, "Waiting for: 1 more player")
     assert "Table Anna's table" in text and "Anna (you)" in text
     hosting = app.hosting
     assert hosting is not None and f":{hosting.port}" in text

@@ -12,7 +12,7 @@ from typing import Any
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
-from localdurak.cli.i18n import _
+from localdurak.cli.i18n import _, ngettext
 from localdurak.cli.table import pad
 from localdurak.cli.words import rules_summary
 from localdurak.net.client import Address, ClientSession
@@ -117,11 +117,12 @@ def waiting_text(session: Any, hosting: Hosting | None, width: int) -> StyleAndT
     me = getattr(session, "seat", -1)
     host_key = getattr(getattr(session, "identity", None), "public_key", None)
     waiting: list[str] = []
+    free = 0
     for i, s in enumerate(lobby.seats):
         kind = str(getattr(s.kind, "value", s.kind))
         if kind == "empty":
             text, state = _("(free)"), ""
-            waiting.append(_("a player"))
+            free += 1
         else:
             text = s.name + (" " + _("(you)") if i == me else "")
             if kind == "bot":
@@ -134,11 +135,14 @@ def waiting_text(session: Any, hosting: Hosting | None, width: int) -> StyleAndT
             else:
                 state = _("not ready")
                 waiting.append(s.name)
-            if hosting is not None and s.key is not None and host_key and s.key != host_key:
+            # A person's code to compare (a bot runs in this process: nothing to compare).
+            if hosting is not None and kind == "human" and s.key and host_key and s.key != host_key:
                 state += "   " + _("code {code}").format(code=pairing_code(host_key, s.key))
         out += [("", f"   {i + 1}. "), ("class:name", pad(text, 22)), ("", " " + state)]
         out.append(("", "\n"))
     out.append(("", "\n"))
+    if free:
+        waiting.append(ngettext("{n} more player", "{n} more players", free).format(n=free))
     if waiting:
         line = _("Waiting for: {who}").format(who=", ".join(waiting))
     else:
