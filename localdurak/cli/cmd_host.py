@@ -47,7 +47,13 @@ def register(subparsers: Any) -> None:
     p.add_argument("--no-advertise", action="store_true", help="do not announce on mDNS")
     p.add_argument("--hold", type=float, default=120.0, metavar="S", help="seat hold (seconds)")
     p.add_argument("--challenge-window", type=float, default=2.0, metavar="S", help="R-S5")
-    p.add_argument("--bot-delay", type=float, default=0.0, metavar="S")
+    p.add_argument(
+        "--bot-delay",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds a bot waits before it acts (default: 0 headless, 0.7 with a person)",
+    )
     p.add_argument("--resume", type=Path, default=None, metavar="JOURNAL")
     p.add_argument("--player", default=None, metavar="NAME", help="your name at the table")
     p.add_argument("--ascii", action="store_true", help="letters instead of suit symbols")
@@ -99,7 +105,12 @@ def run(args: argparse.Namespace) -> int:
             advertise=not args.no_advertise,
             hold=args.hold,
             challenge_window=args.challenge_window,
-            bot_delay=args.bot_delay,
+            # A person follows the bots' moves on screen; headless tables run at full speed.
+            bot_delay=args.bot_delay
+            if args.bot_delay is not None
+            else 0.0
+            if args.headless
+            else 0.7,
         )
         if not args.headless:
             from localdurak.cli.cmd_play import setup_language
