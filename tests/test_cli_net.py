@@ -114,11 +114,27 @@ async def test_lobby_enter_joins_a_found_table(pipe: PipeInput, tmp_path: Path) 
     text = await _until(app, "you: Anna")  # seated, dealt: the table screen
     assert "Kitchen" in text and "not in this version" not in text
     assert app.screen == "table"
-    pipe.send_text("q")  # back to the lobby, the table left
-    await _until(app, "Tables on this network")
-    assert await _quit(app, pipe, task) == 0
+    session = app.session
+    assert isinstance(session, ClientSession) and session.channel is not None
+
+    # The connection drops: the session reconnects by itself, the table stays on screen.
+    session.channel._writer.transport.abort()
+    loop = asyncio.get_running_loop()
+    end = loop.time() + 10
+    while session.reconnects == 0 and loop.time() < end:
+        await asyncio.sleep(0.02)
+    assert session.reconnects == 1
+    text = await _until(app, "you: Anna")
+    assert "Traceback" not in text
+
+    # The host goes away: a banner says so, not a crash; q goes back to the lobby.
     await host.close("test over")
     serving.cancel()
+    text = await _until(app, "The table is closed. q to leave.")
+    assert "you: Anna" in text
+    pipe.send_text("q")
+    await _until(app, "Tables on this network")
+    assert await _quit(app, pipe, task) == 0
 
 
 async def test_lobby_address_form_says_why_it_cannot_join(pipe: PipeInput) -> None:
