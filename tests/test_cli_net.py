@@ -91,6 +91,11 @@ async def test_host_screen_shows_its_lobby_until_the_deal(pipe: PipeInput, tmp_p
     await friend.set_ready(True)  # every seat ready: the deal, then the table
     text = await _until(app, "you: Anna")
     assert "Table Kitchen" not in text and "Waiting for:" not in text
+    pipe.send_text("?")  # the codes stay readable after the deal, in the help
+    text = await _until(app, "Pairing codes")
+    assert f"Vera: code {code}" in text and f":{hosting.port}" in text
+    pipe.send_text(" ")
+    await _until(app, "you: Anna")
     assert await _quit(app, pipe, task) == 0
     assert hosting.serving.done()
     await friend.close()
@@ -116,6 +121,12 @@ async def test_lobby_enter_joins_a_found_table(pipe: PipeInput, tmp_path: Path) 
     assert app.screen == "table"
     session = app.session
     assert isinstance(session, ClientSession) and session.channel is not None
+    pipe.send_text("?")  # the code to compare with the host's screen, also after the deal
+    code = pairing_code(host.identity.public_key, session.identity.public_key)
+    text = await _until(app, "Pairing codes")
+    assert f"Code to compare with the host: {code}" in text
+    pipe.send_text(" ")
+    await _until(app, "you: Anna")
 
     # The connection drops: the session reconnects by itself, the table stays on screen.
     session.channel._writer.transport.abort()

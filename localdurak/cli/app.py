@@ -447,6 +447,14 @@ class DurakApp:
             for k, what in keys[i::half][:2]:
                 out += [("class:key", "  " + table.pad(k, 6)), ("", table.pad(what, col - 8))]
             out.append(("", "\n"))
+        if self.session is not None and not self.session.offline:
+            from localdurak.cli.netplay import pairing_lines
+
+            # The codes again: the deal may have come before they could be read (lan.md).
+            lines = pairing_lines(self.session, self.hosting)
+            if lines:
+                out += [("", "\n"), ("class:heading", " " + _("Pairing codes")), ("", "\n")]
+                out += [t for line in lines for t in (("", "  " + line), ("", "\n"))]
         out += [("", "\n"), ("class:heading", " " + _("Glossary")), ("", "\n")]
         for word, meaning in glossary():
             out += [("class:key", "  " + word), ("", " — " + meaning), ("", "\n")]

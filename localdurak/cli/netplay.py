@@ -154,3 +154,21 @@ def waiting_text(session: Any, hosting: Hosting | None, width: int) -> StyleAndT
             ("", "\n"),
         ]
     return out
+
+
+def pairing_lines(session: Any, hosting: Hosting | None) -> list[str]:
+    """The pairing codes to compare, for the help screen (the waiting screen may have been
+    too short to read them: the deal comes as soon as the last seat is taken)."""
+    code = session_pairing_code(session)
+    if hosting is None:
+        return [_("Code to compare with the host: ") + code] if code else []
+    lobby = getattr(session, "lobby", None)
+    me = getattr(getattr(session, "identity", None), "public_key", None)
+    if lobby is None or me is None:
+        return []
+    where = "  ".join(f"{a}:{hosting.port}" for a in hosting.addresses)
+    out = [_("This laptop: ") + where]
+    for s in lobby.seats:
+        if str(getattr(s.kind, "value", s.kind)) == "human" and s.key and s.key != me:
+            out.append(f"{s.name}: " + _("code {code}").format(code=pairing_code(me, s.key)))
+    return out
