@@ -20,7 +20,7 @@ from localdurak.game.rules import Rules
 from localdurak.net.client import Address, ClientSession
 from localdurak.net.host import HostOptions, TableHost
 from localdurak.net.identity import Identity, load_or_create, pairing_code
-from tests.cli_helpers import FixedOutput, rendered
+from tests.cli_helpers import FixedOutput, StaticSession, check_golden, dealt, rendered
 
 
 @pytest.fixture(autouse=True)
@@ -177,3 +177,53 @@ async def test_lobby_hosts_a_table_and_shows_its_lobby(pipe: PipeInput) -> None:
     await _until(app, "Tables on this network")
     assert app.hosting is None and hosting.serving.done()
     assert await _quit(app, pipe, task) == 0
+
+
+class WaitingSession(StaticSession):
+    """A network seat before the first deal: the table's lobby, fixed keys (a golden screen)."""
+
+    def __init__(self, lobby: object, identity: object, peer_key: bytes | None) -> None:
+        super().__init__(dealt(Rules(), 4, 1), ["Anna", "Boris", "Vera", ""], seat=0)
+        self.lobby = lobby
+        self.identity = identity
+        self.channel = type("Channel", (), {"peer_key": peer_key})()
+
+    @property
+    def view(self) -> None:  # type: ignore[override]
+        return None
+
+
+async def test_golden_host_waiting_screen(pipe: PipeInput) -> None:
+    from types import SimpleNamespace
+
+    from localdurak.protocol.messages import Lobby as LobbyMessage
+    from localdurak.protocol.messages import SeatInfo, SeatKind, TableState
+
+    anna, vera = bytes(range(32)), bytes(range(1, 33))
+    lobby = LobbyMessage(
+        seq=3,
+        table="Kitchen",
+        state=TableState.LOBBY,
+        rules=Rules(),
+        seats=(
+            SeatInfo(SeatKind.HUMAN, "Anna", True, True, anna),
+            SeatInfo(SeatKind.BOT, "Boris", True, True, bytes(32)),
+            SeatInfo(SeatKind.HUMAN, "Vera", False, True, vera),
+            SeatInfo(),
+        ),
+    )
+    session = WaitingSession(lobby, SimpleNamespace(public_key=anna), anna)
+
+    class FakeHosting(SimpleNamespace):
+        async def close(self, reason: str = "") -> None:
+            self.closed = reason or "closed"
+
+    hosting = FakeHosting(port=47823, addresses=["192.168.1.20"])
+    app = DurakApp(session=session, hosting=hosting, input=pipe, output=FixedOutput())  # type: ignore[arg-type]
+    task = asyncio.get_running_loop().create_task(app.run_async())
+    text = await rendered(app.application)
+    assert "192.168.1.20:47823" in text and f"code {pairing_code(anna, vera)}" in text
+    assert "Waiting for: Vera, 1 more player" in text and "q leave" in text
+    check_golden("host_waiting", text)
+    assert await _quit(app, pipe, task) == 0
+    assert hosting.closed  # leaving closes the table we host

@@ -1,6 +1,7 @@
 """``localdurak join [TABLE] [--address HOST:PORT] [--bot [--level random|normal]] [--name NAME]``
 (cli.md): join a table found on the network (by part of its name) or by address.  Without
-``--bot`` the person plays in the terminal client; with ``--bot`` a bot plays the seat and the
+``--bot`` the person plays in the terminal client (with neither TABLE nor ``--address``: the
+lobby's list to pick from); with ``--bot`` a bot plays the seat and the
 command exits 0 when the table closes.
 
 It prints one JSON object per line: ``joined`` (seat, table), ``game_over`` (result, score),
@@ -71,6 +72,11 @@ def run(args: argparse.Namespace) -> int:
 
         if not setup_language(args):
             return 2
+        if args.table is None and args.address is None:
+            # cli.md: with no TABLE, pick from the list: the lobby's live list of tables.
+            from localdurak.cli.cmd_lobby import run_lobby
+
+            return run_lobby(args)
     try:
         identity = load_or_create()
     except IdentityError as e:
