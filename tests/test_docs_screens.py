@@ -13,6 +13,10 @@ SCREENS = [
     ("game_over", "Game over: the durak in large letters, pogony, the evening's score, the audit"),
     ("lobby_tables", "The lobby (`localdurak`): tables found on the network, live"),
     ("lobby", "The lobby when no table is found: why, and what to do"),
+    (
+        "host_waiting",
+        "`localdurak host` until the deal: where to join, the pairing codes, who is missing",
+    ),
     ("table_ru", "The table in Russian (`--lang ru`)"),
 ]
 

@@ -43,6 +43,7 @@ from localdurak.net.api import ActionRefused, AuditStatus, ConnectionState, Tabl
 
 if TYPE_CHECKING:
     from localdurak.cli.lobby import Lobby
+    from localdurak.cli.netplay import Hosting
 
 MESSAGE_SECONDS = 4.0
 """How long a refusal stays in the ▶ line (ui.md: "for a few seconds")."""
@@ -144,6 +145,7 @@ class DurakApp:
         *,
         session: TableSession | None = None,
         lobby: Lobby | None = None,
+        hosting: Hosting | None = None,
         ascii_only: bool = False,
         auto_pass: bool = True,
         input: Input | None = None,
@@ -155,6 +157,8 @@ class DurakApp:
             raise ValueError("give the client a table session or a lobby")
         self.session = session
         self.lobby = lobby
+        self.hosting = hosting
+        """The table this process hosts while we play at it (closed when we leave)."""
         self.ascii_only = ascii_only
         self.auto_pass = auto_pass
         self.ui = TableUI()
@@ -225,9 +229,12 @@ class DurakApp:
 
     # --- the table ------------------------------------------------------------------------
 
-    def open_table(self, session: TableSession) -> None:
-        """Sit down at ``session``'s table (from the lobby, or at start)."""
+    def open_table(self, session: TableSession, hosting: Hosting | None = None) -> None:
+        """Sit down at ``session``'s table (from the lobby, or at start); ``hosting``: the
+        table this process hosts for it."""
         self.session = session
+        if hosting is not None:
+            self.hosting = hosting
         self.ui = TableUI()
         self._unsubscribe = session.subscribe(self._on_update)
         self.application.invalidate()
@@ -290,7 +297,9 @@ class DurakApp:
         s = self.session
         v = self.view()
         if s is None or v is None:
-            return [("class:dim", _("Dealing…"))]
+            from localdurak.cli.netplay import waiting_text
+
+            return waiting_text(s, self.hosting, self.width())
         if v.result is not None:
             return self._game_over_text(s, v)
         w = self.width()
@@ -438,6 +447,14 @@ class DurakApp:
             for k, what in keys[i::half][:2]:
                 out += [("class:key", "  " + table.pad(k, 6)), ("", table.pad(what, col - 8))]
             out.append(("", "\n"))
+        if self.session is not None and not self.session.offline:
+            from localdurak.cli.netplay import pairing_lines
+
+            # The codes again: the deal may have come before they could be read (lan.md).
+            lines = pairing_lines(self.session, self.hosting)
+            if lines:
+                out += [("", "\n"), ("class:heading", " " + _("Pairing codes")), ("", "\n")]
+                out += [t for line in lines for t in (("", "  " + line), ("", "\n"))]
         out += [("", "\n"), ("class:heading", " " + _("Glossary")), ("", "\n")]
         for word, meaning in glossary():
             out += [("class:key", "  " + word), ("", " — " + meaning), ("", "\n")]
@@ -677,6 +694,9 @@ class DurakApp:
                     self._unsubscribe()
                     self._unsubscribe = None
                 await s.async_leave()
+            if self.hosting is not None:
+                hosting, self.hosting = self.hosting, None
+                await hosting.close()
             if back_to_lobby:
                 self.session = None
                 self.ui = TableUI()

@@ -6,8 +6,8 @@ The headless form prints one JSON object per line for each event and exits 0 aft
                     [--record-dir DIR] [--port P] [--pin CODE] [--no-advertise]
     localdurak host --resume JOURNAL
 
-Without ``--headless`` the host also prints its events (the terminal client, issue 5, will
-seat the person at seat 0).
+Without ``--headless`` the person sits at seat 0 in the terminal client, which shows the
+table's lobby (address, port, pairing codes, seats) until the first deal.
 """
 
 from __future__ import annotations
@@ -47,8 +47,17 @@ def register(subparsers: Any) -> None:
     p.add_argument("--no-advertise", action="store_true", help="do not announce on mDNS")
     p.add_argument("--hold", type=float, default=120.0, metavar="S", help="seat hold (seconds)")
     p.add_argument("--challenge-window", type=float, default=2.0, metavar="S", help="R-S5")
-    p.add_argument("--bot-delay", type=float, default=0.0, metavar="S")
+    p.add_argument(
+        "--bot-delay",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds a bot waits before it acts (default: 0 headless, 0.7 with a person)",
+    )
     p.add_argument("--resume", type=Path, default=None, metavar="JOURNAL")
+    p.add_argument("--player", default=None, metavar="NAME", help="your name at the table")
+    p.add_argument("--ascii", action="store_true", help="letters instead of suit symbols")
+    p.add_argument("--lang", help="language: en, ru (default: from LANG)")
     add_rules_options(p)
     p.set_defaults(func=run)
 
@@ -96,42 +105,41 @@ def run(args: argparse.Namespace) -> int:
             advertise=not args.no_advertise,
             hold=args.hold,
             challenge_window=args.challenge_window,
-            bot_delay=args.bot_delay,
+            # A person follows the bots' moves on screen; headless tables run at full speed.
+            bot_delay=args.bot_delay
+            if args.bot_delay is not None
+            else 0.0
+            if args.headless
+            else 0.7,
         )
         if not args.headless:
+            from localdurak.cli.cmd_play import setup_language
+
+            if not setup_language(args):
+                return 2
             options.own_seat = True
-            return asyncio.run(_host_and_play(identity, options))
+            return asyncio.run(_host_and_play(identity, options, args))
         host = TableHost(identity, options, on_event=_print)
     return asyncio.run(_serve(host))
 
 
-async def _host_and_play(identity: Any, options: HostOptions) -> int:
+async def _host_and_play(identity: Any, options: HostOptions, args: argparse.Namespace) -> int:
     """`localdurak host` for people: the table, and the terminal client at seat 0 (a network
     session to our own table, so the host's player is checked like everyone else)."""
+    from localdurak.cli import settings
     from localdurak.cli.app import DurakApp
-    from localdurak.net.client import Address, ClientSession
+    from localdurak.cli.netplay import host_and_sit
 
-    host = TableHost(identity, options)
     try:
-        await host.start()
-    except PortInUse as e:
+        hosting, session = await host_and_sit(identity, options, settings.player_name(args.player))
+    except (PortInUse, OSError) as e:
         print(f"localdurak host: {e}", file=sys.stderr)
         return 1
-    serving = asyncio.create_task(host.run())
-    session = ClientSession(
-        identity,
-        options.name,
-        Address("127.0.0.1", host.port, identity.fingerprint),
-        pin=options.pin,
-    )
     try:
-        await session.start()
-        await session.set_ready(True)
-        return await DurakApp(session=session).run_async()
+        return await DurakApp(session=session, hosting=hosting, ascii_only=args.ascii).run_async()
     finally:
         await session.close()
-        await host.close("the host left")
-        serving.cancel()
+        await hosting.close("the host left")
 
 
 async def _serve(host: TableHost) -> int:

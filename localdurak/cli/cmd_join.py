@@ -1,6 +1,8 @@
-"""``localdurak join [TABLE] [--address HOST:PORT] --bot [--level random|normal] [--name NAME]``
-(cli.md): join a table found on the network (by part of its name) or by address; with
-``--bot`` a bot plays the seat and the command exits 0 when the table closes.
+"""``localdurak join [TABLE] [--address HOST:PORT] [--bot [--level random|normal]] [--name NAME]``
+(cli.md): join a table found on the network (by part of its name) or by address.  Without
+``--bot`` the person plays in the terminal client (with neither TABLE nor ``--address``: the
+lobby's list to pick from); with ``--bot`` a bot plays the seat and the
+command exits 0 when the table closes.
 
 It prints one JSON object per line: ``joined`` (seat, table), ``game_over`` (result, score),
 ``closed``."""
@@ -38,6 +40,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--pin", default=None, metavar="CODE")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds to look for the table")
     p.add_argument("--delay", type=float, default=0.0, help="seconds the bot thinks per move")
+    p.add_argument("--ascii", action="store_true", help="letters instead of suit symbols")
+    p.add_argument("--lang", help="language: en, ru (default: from LANG)")
     p.set_defaults(func=run)
 
 
@@ -64,8 +68,15 @@ async def find(table: str | None, timeout: float) -> Address:
 def run(args: argparse.Namespace) -> int:
     setup_logging()
     if not args.bot:
-        print("localdurak join: the terminal client is not here yet; use --bot", file=sys.stderr)
-        return 2
+        from localdurak.cli.cmd_play import setup_language
+
+        if not setup_language(args):
+            return 2
+        if args.table is None and args.address is None:
+            # cli.md: with no TABLE, pick from the list: the lobby's live list of tables.
+            from localdurak.cli.cmd_lobby import run_lobby
+
+            return run_lobby(args)
     try:
         identity = load_or_create()
     except IdentityError as e:
@@ -86,22 +97,26 @@ def run(args: argparse.Namespace) -> int:
         except TimeoutError:
             print("localdurak join: no such table found; try --address", file=sys.stderr)
             return 1
-    name = args.name or f"Bot {random.randrange(1000)}"
+    if args.bot:
+        name = args.name or f"Bot {random.randrange(1000)}"
+    else:
+        from localdurak.cli import settings
+
+        name = settings.player_name(args.name)
     return asyncio.run(_play(identity, name, address, args))
 
 
-async def _play_person(session: ClientSession) -> int:
+async def _play_person(session: ClientSession, ascii_only: bool = False) -> int:
     """A person at the table: the terminal client on the network session."""
     from localdurak.cli.app import DurakApp
+    from localdurak.cli.netplay import join
 
-    try:
-        await session.start()
-        await session.set_ready(True)
-    except (ProtocolError, ConnectionError, OSError) as e:
-        print(f"localdurak join: {e}", file=sys.stderr)
+    error = await join(session)
+    if error:
+        print(f"localdurak join: {error}", file=sys.stderr)
         return 1
     try:
-        app = DurakApp(session=session)
+        app = DurakApp(session=session, ascii_only=ascii_only)
         return await app.run_async()
     finally:
         await session.close()
@@ -110,7 +125,7 @@ async def _play_person(session: ClientSession) -> int:
 async def _play(identity: Any, name: str, address: Address, args: argparse.Namespace) -> int:
     session = ClientSession(identity, name, address, pin=args.pin)
     if not args.bot:
-        return await _play_person(session)
+        return await _play_person(session, args.ascii)
     if os.environ.get("LOCALDURAK_TRACE", "") not in ("", "0"):
         session.trace = _print_late
     try:

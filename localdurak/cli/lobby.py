@@ -5,7 +5,9 @@ your name.
 Tables come from a `TableSource`.  `default_source` uses the mDNS browser of
 `localdurak.net.discovery` when that module is present, and otherwise an empty source that
 says why.  Hosting and joining over the network need the session layer (issue 4), which is
-not built yet: the lobby says so instead of failing.
+Joining (Enter on a table, "a enter an address") opens a `ClientSession` to it; hosting ("h",
+then Enter) starts a `TableHost` in this process with the form's rules and seats the person at
+seat 0 (`localdurak.cli.netplay`), as ``localdurak host`` does.
 """
 
 from __future__ import annotations
@@ -57,6 +59,8 @@ class TableRow:
     seats_total: int
     rules: str
     state: str
+    address: Any = None
+    """The `localdurak.net.client.Address` to join it at (None: it advertised no address)."""
 
 
 class TableSource(Protocol):
@@ -117,9 +121,16 @@ class MdnsTables:
 
 
 def _row(t: Any) -> TableRow:
+    from localdurak.net.client import Address
+
     where = f"{t.addresses[0]}:{t.port}" if t.addresses else ""
     state = t.state.value if t.compatible else _("needs another version")
-    return TableRow(t.name, where, t.seats_taken, t.seats_total, t.rules, state)
+    address = (
+        Address(t.addresses[0], t.port, t.fingerprint, tuple(t.addresses[1:]))
+        if t.addresses and t.compatible
+        else None
+    )
+    return TableRow(t.name, where, t.seats_taken, t.seats_total, t.rules, state, address)
 
 
 def default_source() -> TableSource:
@@ -138,6 +149,7 @@ def _enum(kind: Any) -> tuple[Any, ...]:
 
 FIELDS: tuple[Field, ...] = (
     Field("seats", (2, 3, 4, 5, 6)),
+    Field("bots", (1, 0, 2, 3, 4, 5)),
     Field("variant", _enum(Variant)),
     Field("deck", (36, 24, 52)),
     Field("hand_size", (0, 6, 5)),
@@ -154,7 +166,7 @@ FIELDS: tuple[Field, ...] = (
     Field("duren_leads", _enum(DurenLeads)),
     Field("partial_defence", (False, True)),
 )
-assert {f.key for f in FIELDS} - {"seats"} == set(OPTION_NAMES)
+assert {f.key for f in FIELDS} - {"seats", "bots"} == set(OPTION_NAMES)
 
 
 class HostForm:
@@ -173,7 +185,7 @@ class HostForm:
 
     def rules(self) -> Rules:
         """The rules chosen; raises `RulesError` with the reason."""
-        opts = {k: v for k, v in self.values.items() if k != "seats"}
+        opts = {k: v for k, v in self.values.items() if k not in ("seats", "bots")}
         rules = Rules(**opts)
         rules.check_seats(self.values["seats"])
         return rules
@@ -183,6 +195,8 @@ class HostForm:
             self.rules()
         except RulesError as e:
             return str(e)
+        if self.values["bots"] > self.values["seats"] - 1:
+            return _("At most {n} bots: you take a seat too.").format(n=self.values["seats"] - 1)
         return ""
 
     def lines(self, width: int) -> StyleAndTextTuples:
@@ -209,8 +223,18 @@ def _value(v: Any) -> str:
 class Lobby:
     """The lobby's state and screens; `DurakApp` shows them while no table is open."""
 
-    def __init__(self, name: str, source: TableSource | None = None, *, bot_delay: float = 0.7):
+    def __init__(
+        self,
+        name: str,
+        source: TableSource | None = None,
+        *,
+        bot_delay: float = 0.7,
+        port: int | None = None,
+    ):
         self.name = name
+        self.port = port
+        """The port a table hosted from the lobby listens on (None: the fixed port; 0: any)."""
+        self.busy = False
         self.source = source if source is not None else default_source()
         self.bot_delay = bot_delay
         self.screen = "lobby"
@@ -345,13 +369,111 @@ class Lobby:
     # --- actions ------------------------------------------------------------------------------
 
     def _address(self, buffer: Any) -> bool:
+        from localdurak.net.client import Address
+
         text = self.address.text.strip()
         self.show("lobby")
-        self.message = _(
-            "Joining {address}: playing over the network is not in this version yet — "
-            "press b to play against bots on this laptop."
-        ).format(address=text or "?")
+        try:
+            address = Address.parse(text)
+        except ValueError as e:
+            self.message = _("Cannot join: {reason}").format(reason=e)
+            return False
+        self.join(address, text)
         return False
+
+    # --- network play ---------------------------------------------------------------------------
+
+    def _spawn(self, coro: Any) -> None:
+        app = self.app
+        assert app is not None
+        app._spawn(coro)
+
+    def _say(self, text: str) -> None:
+        self.message = text
+        if self.app is not None:
+            self.app.application.invalidate()
+
+    def join(self, address: Any, label: str) -> None:
+        """Join the table at ``address`` and open its screen; a failure stays in the lobby
+        with its reason."""
+        if self.busy:
+            return
+        self.busy = True
+        self._say(_("Joining {name}…").format(name=label))
+
+        async def go() -> None:
+            from localdurak.cli.netplay import join
+            from localdurak.net.client import ClientSession
+            from localdurak.net.identity import IdentityError, load_or_create
+
+            try:
+                try:
+                    identity = load_or_create()
+                except IdentityError as e:
+                    self._say(str(e))
+                    return
+                session = ClientSession(identity, self.name, address)
+                error = await join(session)
+                if error:
+                    self._say(_("Cannot join {name}: {reason}").format(name=label, reason=error))
+                    return
+                self.message = ""
+                assert self.app is not None
+                self.app.open_table(session)
+                self.app._on_update()
+            finally:
+                self.busy = False
+
+        self._spawn(go())
+
+    def host(self) -> None:
+        """Host the form's table in this process and sit at seat 0."""
+        if self.busy or self.form.error():
+            return
+        self.busy = True
+        rules = self.form.rules()
+        seats = self.form.values["seats"]
+        bots = self.form.values["bots"]
+        self._say(_("Starting the table…"))
+
+        async def go() -> None:
+            from localdurak.cli.netplay import host_and_sit
+            from localdurak.datadir import data_dir
+            from localdurak.net.host import HostOptions
+            from localdurak.net.identity import IdentityError, load_or_create
+            from localdurak.net.transport import DEFAULT_PORT
+
+            try:
+                try:
+                    identity = load_or_create()
+                except IdentityError as e:
+                    self._say(str(e))
+                    return
+                options = HostOptions(
+                    name=_("{name}'s table").format(name=self.name),
+                    seats=seats,
+                    rules=rules,
+                    bots=bots,
+                    games=1000,
+                    record_dir=data_dir() / "records",
+                    port=self.port if self.port is not None else DEFAULT_PORT,
+                    bot_delay=self.bot_delay,
+                    own_seat=True,
+                )
+                try:
+                    hosting, session = await host_and_sit(identity, options, self.name)
+                except (OSError, ValueError) as e:
+                    self._say(_("Cannot host the table: {reason}").format(reason=e))
+                    return
+                self.message = ""
+                self.show("lobby")
+                assert self.app is not None
+                self.app.open_table(session, hosting)
+                self.app._on_update()
+            finally:
+                self.busy = False
+
+        self._spawn(go())
 
     def _name(self, buffer: Any) -> bool:
         name = settings.clean_name(self.name_input.text)
@@ -395,10 +517,13 @@ class Lobby:
             if not rows:
                 self.message = _("No table to join yet: h hosts one, b plays against bots.")
                 return
-            self.message = _(
-                "Joining {name}: playing over the network is not in this version yet — "
-                "press b to play against bots on this laptop."
-            ).format(name=rows[self.selected].name)
+            row = rows[min(self.selected, len(rows) - 1)]
+            if row.address is None:
+                self.message = _("{name} cannot be joined from here: {state}").format(
+                    name=row.name, state=row.state
+                )
+                return
+            self.join(row.address, row.name)
 
         @kb.add("h", filter=lobby)
         def _host(event: KeyPressEvent) -> None:
@@ -459,12 +584,7 @@ class Lobby:
         @kb.add("enter", filter=host)
         def _f_host(event: KeyPressEvent) -> None:
             """Host the table."""
-            if self.form.error():
-                return
-            self.message = _(
-                "Hosting over the network is not in this version yet — press b to play "
-                "this table against bots on this laptop."
-            )
+            self.host()
 
         @kb.add("b", filter=host)
         def _f_bots(event: KeyPressEvent) -> None:

@@ -395,7 +395,9 @@ def key_line(view: PlayerView | None, width: int, cheating: bool) -> StyleAndTex
     first (`?` and `q` always stay)."""
     # (key, word, priority: lower stays longer)
     keys: list[tuple[str, str, int]]
-    if view is not None and view.result is not None:
+    if view is None:  # before the first deal (a network table's lobby): nothing to play yet
+        keys = [("q", _("leave"), 0), ("?", _("help"), 1)]
+    elif view.result is not None:
         keys = [("n", _("next game"), 0), ("q", _("leave"), 0), ("?", _("help"), 1)]
     else:
         keys = [("1-9", _("card"), 1)]

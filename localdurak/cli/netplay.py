@@ -1,0 +1,174 @@
+"""Network play for the terminal client: hosting a table in-process (``localdurak host``, the
+lobby's "h host a table"), joining one (``localdurak join``, Enter in the lobby, "a enter an
+address"), and the waiting screen shown until the first deal (ui.md: the host's screen shows
+its address and port and the pairing code; lan.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+
+from localdurak.cli.i18n import _, ngettext
+from localdurak.cli.table import pad
+from localdurak.cli.words import rules_summary
+from localdurak.net.client import Address, ClientSession
+from localdurak.net.discovery import lan_addresses
+from localdurak.net.host import HostOptions, TableHost
+from localdurak.net.identity import Identity, pairing_code
+from localdurak.protocol.codec import ProtocolError
+
+
+@dataclass
+class Hosting:
+    """A table this process hosts while its person plays at seat 0."""
+
+    host: TableHost
+    serving: asyncio.Task[None]
+    addresses: list[str] = field(default_factory=list)
+
+    @property
+    def port(self) -> int:
+        return self.host.port
+
+    async def close(self, reason: str = "the host left") -> None:
+        await self.host.close(reason)
+        self.serving.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await self.serving
+
+
+async def start_hosting(identity: Identity, options: HostOptions) -> Hosting:
+    """Start ``options``' table (raises `PortInUse`/OSError with the reason)."""
+    options.own_seat = True
+    host = TableHost(identity, options)
+    await host.start()
+    serving = asyncio.get_running_loop().create_task(host.run())
+    return Hosting(host, serving, lan_addresses() or ["127.0.0.1"])
+
+
+async def join(session: ClientSession) -> str:
+    """Connect ``session`` and say ready; "" when seated, else the reason it failed."""
+    try:
+        await session.start()
+        await session.set_ready(True)
+    except (ProtocolError, ConnectionError, OSError, TimeoutError) as e:
+        with contextlib.suppress(Exception):
+            await session.close()
+        return str(e) or type(e).__name__
+    return ""
+
+
+async def host_and_sit(
+    identity: Identity, options: HostOptions, player: str
+) -> tuple[Hosting, ClientSession]:
+    """Host ``options``' table and sit ``player`` at seat 0 through a network session to it (so
+    the host's player is checked like everybody else)."""
+    hosting = await start_hosting(identity, options)
+    session = ClientSession(
+        identity, player, Address("127.0.0.1", hosting.port, identity.fingerprint), pin=options.pin
+    )
+    error = await join(session)
+    if error:
+        await hosting.close()
+        raise ConnectionError(error)
+    return hosting, session
+
+
+def session_pairing_code(session: Any) -> str:
+    """The code to compare with the host (identity.pairing_code over both keys), or ""."""
+    channel = getattr(session, "channel", None)
+    identity = getattr(session, "identity", None)
+    peer = getattr(channel, "peer_key", None)
+    if identity is None or peer is None or peer == identity.public_key:
+        return ""
+    return pairing_code(identity.public_key, peer)
+
+
+def waiting_text(session: Any, hosting: Hosting | None, width: int) -> StyleAndTextTuples:
+    """The table's lobby until the first deal: its name, where to join it, the pairing
+    codes, the seats and their state, and what the table waits for."""
+    lobby = getattr(session, "lobby", None)
+    if lobby is None:
+        return [("class:dim", _("Dealing…"))]
+    out: StyleAndTextTuples = [("", "\n")]
+    out += [("class:heading", "  " + _("Table {name}").format(name=lobby.table))]
+    out += [("class:label", "   " + rules_summary(lobby.rules)), ("", "\n\n")]
+    if hosting is not None:
+        where = "  ".join(f"{a}:{hosting.port}" for a in hosting.addresses)
+        out += [("class:label", "  " + _("This laptop: ")), ("class:field-value", where)]
+        out += [("", "\n")]
+        out += [
+            (
+                "class:dim",
+                "  " + _("Friends: Enter on the table in their lobby, or a and this address."),
+            ),
+            ("", "\n\n"),
+        ]
+    else:
+        code = session_pairing_code(session)
+        if code:
+            out += [("class:label", "  " + _("Code to compare with the host: "))]
+            out += [("class:field-value", code), ("", "\n\n")]
+    out += [("class:heading", "  " + _("Seats")), ("", "\n")]
+    me = getattr(session, "seat", -1)
+    host_key = getattr(getattr(session, "identity", None), "public_key", None)
+    waiting: list[str] = []
+    free = 0
+    for i, s in enumerate(lobby.seats):
+        kind = str(getattr(s.kind, "value", s.kind))
+        if kind == "empty":
+            text, state = _("(free)"), ""
+            free += 1
+        else:
+            text = s.name + (" " + _("(you)") if i == me else "")
+            if kind == "bot":
+                state = _("bot")
+            elif not s.connected:
+                state = _("offline")
+                waiting.append(s.name)
+            elif s.ready:
+                state = _("ready")
+            else:
+                state = _("not ready")
+                waiting.append(s.name)
+            # A person's code to compare (a bot runs in this process: nothing to compare).
+            if hosting is not None and kind == "human" and s.key and host_key and s.key != host_key:
+                state += "   " + _("code {code}").format(code=pairing_code(host_key, s.key))
+        out += [("", f"   {i + 1}. "), ("class:name", pad(text, 22)), ("", " " + state)]
+        out.append(("", "\n"))
+    out.append(("", "\n"))
+    if free:
+        waiting.append(ngettext("{n} more player", "{n} more players", free).format(n=free))
+    if waiting:
+        line = _("Waiting for: {who}").format(who=", ".join(waiting))
+    else:
+        line = _("Everybody is here: dealing…")
+    out += [("class:status-wait", "  " + pad(line, max(10, width - 4))), ("", "\n")]
+    if hosting is not None:
+        out += [
+            ("class:dim", "  " + _("Compare each player's code with the code on their screen.")),
+            ("", "\n"),
+        ]
+    return out
+
+
+def pairing_lines(session: Any, hosting: Hosting | None) -> list[str]:
+    """The pairing codes to compare, for the help screen (the waiting screen may have been
+    too short to read them: the deal comes as soon as the last seat is taken)."""
+    code = session_pairing_code(session)
+    if hosting is None:
+        return [_("Code to compare with the host: ") + code] if code else []
+    lobby = getattr(session, "lobby", None)
+    me = getattr(getattr(session, "identity", None), "public_key", None)
+    if lobby is None or me is None:
+        return []
+    where = "  ".join(f"{a}:{hosting.port}" for a in hosting.addresses)
+    out = [_("This laptop: ") + where]
+    for s in lobby.seats:
+        if str(getattr(s.kind, "value", s.kind)) == "human" and s.key and s.key != me:
+            out.append(f"{s.name}: " + _("code {code}").format(code=pairing_code(me, s.key)))
+    return out
