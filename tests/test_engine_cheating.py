@@ -114,7 +114,10 @@ def test_R_S4_challenged_honest_card_marks_the_challenger_once() -> None:
     assert g.table == before_table and g.marked == [2]
     play(g, "2 challenge 6S")  # a marked player may challenge; it costs nothing more
     assert g.marked == [2]
-    refused(g, "0 challenge QS", "R-S4", "challenged already")
+    refused(g, "2 challenge QS", "R-S4", "challenged Q♠ already")
+    # R-S2: any other player may still challenge it; R-S4 marks him too
+    play(g, "0 challenge QS")
+    assert g.table == before_table and g.marked == [2, 0]
     # the marked player is held to honest play
     refused(g, "2 attack TS", "R-S3")
 

@@ -559,7 +559,9 @@ def test_R_B2_R_B3_R_T2_who_may_throw_in_in_every_golden(name: str) -> None:
                 if any(a["do"] == "attack" for a in acts):
                     assert seat in allowed, f"{name} step {i}: seat {seat} may throw in"
                     if record.rules.throw_in_order.value == "first_word" and seat != main:
-                        assert done_since_change, f"{name} step {i}: R-B3 first_word"
+                        # R-B9: a main attacker without cards has passed (said Done)
+                        done = done_since_change or not st["hands"][main]
+                        assert done, f"{name} step {i}: R-B3 first_word"
             if action is not None and action.do.value == "attack" and step["ok"]:
                 assert action.seat in allowed, f"{name} action {i + 1}"
         if action is None:

@@ -195,7 +195,7 @@ class Game:
         # state before each card-playing action of the bout.
         self._info: dict[int, tuple[int, int, bool]] = {}
         self._snaps: list[_Snap] = []
-        self._challenged = 0
+        self._challenged = [0] * seats  # per seat: the cards it challenged, found honest
 
     @classmethod
     def deal(
@@ -523,7 +523,7 @@ class Game:
         self._shown = [0] * self.seats
         self._info = {}
         self._snaps = []
-        self._challenged = 0
+        self._challenged = [0] * self.seats
         self._attackers = 0 if self._duren else self._compute_attackers()
 
     # --- legal actions ----------------------------------------------------------------
@@ -619,7 +619,7 @@ class Game:
 
     def _legal_challenges(self, seat: int, acts: list[Action]) -> None:
         for c, (by, _k, _cheat) in self._info.items():
-            if by != seat and not self._challenged >> c & 1:
+            if by != seat and not self._challenged[seat] >> c & 1:
                 acts.append(_CHALLENGE1[seat][c])
 
     def _legal_duren(self, seat: int) -> list[Action]:
@@ -927,10 +927,13 @@ class Game:
             raise IllegalAction("R-S2", f"{shown} is not on the table")
         if self._info[card][0] == a.seat:
             raise IllegalAction("R-S2", "a player does not challenge his own card")
-        if self._challenged >> card & 1:
-            # reading: a card found honest stays proven; a second challenge could only mark
-            # the challenger for nothing (and lets play loop), so it is refused.
-            raise IllegalAction("R-S4", f"{Card(card).pretty()} was challenged already: honest")
+        if self._challenged[a.seat] >> card & 1:
+            # R-S2: any other player may challenge a card, also one found honest (R-S4 marks
+            # him); reading: the same player challenging the same card again would change
+            # nothing (he is marked at most once) and could loop, so it is refused.
+            raise IllegalAction(
+                "R-S4", f"seat {a.seat} challenged {Card(card).pretty()} already: it is honest"
+            )
 
     def _check_duren(self, a: Action) -> bool:
         seat, do = a.seat, a.do
@@ -992,6 +995,10 @@ class Game:
         self.log.append(action)
         if do is _ATTACK:
             hands, att, cov = self._hands, self._att, self._cov
+            # R-S1/R-S4: in a throw-in each card is judged on its own (a card of a rank on
+            # the table is a legal card, even beside a cheat); an opening (no rank on the
+            # table yet) as a whole.
+            ranks = self._rank_cards
             for c in action.cards:
                 c = CARDS[c]  # a plain int index becomes the Card
                 b = 1 << c
@@ -1003,7 +1010,7 @@ class Game:
                 self._table_mask |= b
                 self._rank_cards |= RANK_MASK[c % 13]
                 if self._cheating:
-                    self._info[c] = (seat, len(self._snaps) - 1, cheat)
+                    self._info[c] = (seat, len(self._snaps) - 1, cheat and not ranks >> c & 1)
                 att.append(c)
                 cov.append(None)
             self._uncovered += len(action.cards)
@@ -1126,7 +1133,7 @@ class Game:
         by, k, cheat = self._info[card]
         if not cheat:
             # R-S4: nothing moves; the challenger is marked (at most once).
-            self._challenged |= 1 << card
+            self._challenged[a.seat] |= 1 << card
             self._mark(a.seat)
             return
         # R-S3: back to just before the action that played the cheat.
@@ -1156,7 +1163,7 @@ class Game:
         self._shown = list(shown)
         del self._snaps[k:]
         self._info = {c: i for c, i in self._info.items() if i[1] < k}
-        self._challenged &= self._table_mask
+        self._challenged = [m & self._table_mask for m in self._challenged]
         for c, s in undone:
             # reading: every player saw these cards go back, so they are public in their hands.
             self._pub[s] |= 1 << c

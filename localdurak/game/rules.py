@@ -142,6 +142,9 @@ class Rules:
                 wrong.append("throw_in_order (nobody throws in in Dureń, R-P3)")
             if not self.first_bout_five:
                 wrong.append("first_bout_five (Dureń leads at most 5 cards anyway, R-P3)")
+            if self.next_first_attack is not NextFirstAttack.AT_DURAK:
+                # R-P1: in Dureń the dealer's left always leads first; R-F2 does not apply.
+                wrong.append("next_first_attack (the dealer's left leads first in Dureń, R-P1)")
         if wrong:
             raise RulesError(
                 f"these options do not apply to {v.value} and must keep their default: "
