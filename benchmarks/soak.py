@@ -28,15 +28,15 @@ def run_suite(name: str, tmp: Path) -> dict[str, Any]:
     if name == "fuzz":
         from tests.soak.fuzz import run_fuzz
 
-        return asyncio.run(run_fuzz(tmp, 100_000, hard_every=2_000))
+        return asyncio.run(run_fuzz(tmp, 100_000, hard_every=2_000, progress=True))
     if name == "faults":
         from tests.soak.faults import run_faults
 
-        return run_faults(tmp, client_kills=20, host_kills=3, link_cuts=6)
+        return run_faults(tmp, client_kills=20, host_kills=3, link_cuts=6, delay=0.8, deck=52)
     if name == "load":
         from tests.soak.load import run_load
 
-        return asyncio.run(run_load(tmp, idle=50, actions=400))
+        return asyncio.run(run_load(tmp, idle=50, games=4))
     if name == "endurance":
         from tests.soak.endurance import run_endurance
 

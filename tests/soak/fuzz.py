@@ -340,6 +340,7 @@ async def run_fuzz(
     seed: int = 1,
     hard_every: int = 2000,
     max_games: int = 50,
+    progress: bool = False,
 ) -> dict[str, Any]:
     errors = _Errors()
     logging.getLogger("localdurak").addHandler(errors)
@@ -410,6 +411,8 @@ async def run_fuzz(
                 after = _snapshot(host)
                 assert after == before, f"the hostile burst changed the table: {before} {after}"
                 snapshots_checked += 1
+                if progress:
+                    print(f"fuzz: {fuzzer.sent} sent, {time.monotonic() - t0:.0f} s", flush=True)
                 rss.append(rss_kib())
                 fd_counts.append(fds())
             # One honest move by whichever seat may make one (the host's bot moves by itself).
