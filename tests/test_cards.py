@@ -14,6 +14,7 @@ from localdurak.game.cards import (
     lowest_rank,
     mask_of,
 )
+from localdurak.game.view import hand_order, sort_hand, sort_mask
 
 
 def test_R_C2_notation_round_trips_for_every_card() -> None:
@@ -57,3 +58,13 @@ def test_R_C4_colours() -> None:
 @given(st.sets(st.sampled_from(CARDS)))
 def test_bit_sets_round_trip(cards: set[Card]) -> None:
     assert set(cards_of(mask_of(cards))) == cards
+
+
+@given(cards=st.sets(st.sampled_from(CARDS), max_size=20), trump=st.sampled_from(list(Suit)))
+def test_records_hand_order_of_a_list_and_of_a_bit_set(cards: set[Card], trump: Suit) -> None:
+    """records.md hand order: non-trumps by rank (ties S H D C), then trumps by rank."""
+    expected = tuple(sorted(cards, key=hand_order(trump)))
+    assert sort_hand(list(cards), trump) == expected
+    assert sort_mask(mask_of(cards), trump) == expected
+    trumps = [c for c in expected if c.suit == trump]
+    assert list(expected[len(expected) - len(trumps) :]) == trumps  # trumps last

@@ -57,6 +57,7 @@ def side_by_side(opts: dict[str, Any], n: int, seed: int) -> None:
     rng = random.Random(seed)
     full = Game.deal(rules, n, rng.randrange(n), random_deck(rules, rng))
     twins: dict[int | None, Game] = {s: hidden_twin(full, s) for s in [*range(n), None]}
+    full_turned = full.trump_card
     steps = 0
     while full.result is None:
         steps += 1
@@ -75,8 +76,14 @@ def side_by_side(opts: dict[str, Any], n: int, seed: int) -> None:
         refilled = full.bout_number != bout or full.result is not None
         for viewer, twin in twins.items():
             twin.apply(action)
-            if refilled and viewer is not None:
-                twin.learn_draws(viewer, full.last_draws(viewer))
+            if refilled:
+                for o in range(n):
+                    # R-D2, R-B12: of the cards drawn, only the turned trump card is seen
+                    seen = [c for c in full.last_draws(o) if c in full.known(o)]
+                    assert twin.last_draws(o) == seen
+                    assert seen in ([], [full_turned])
+                if viewer is not None:
+                    twin.learn_draws(viewer, full.last_draws(viewer))
             assert public(twin) == public(full)
             if viewer is not None:
                 assert twin.view(viewer) == full.view(viewer)

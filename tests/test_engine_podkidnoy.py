@@ -7,7 +7,7 @@ import pytest
 from localdurak.game.actions import Action, Do, GameResult, IllegalAction
 from localdurak.game.cards import Card, Suit, deck_cards, parse_cards
 from localdurak.game.engine import Game
-from localdurak.game.rules import Rules
+from localdurak.game.rules import Rules, RulesError
 from tests.engine_helpers import act, hand, make, play, position, state
 
 C = Card.parse
@@ -67,7 +67,17 @@ def test_R_D4_japanese_diamonds_are_trump_and_nothing_is_turned() -> None:
 def test_R_D_deck_must_be_a_permutation_of_the_rules_deck() -> None:
     deck = list(deck_cards(36))
     with pytest.raises(ValueError, match="R-C1"):
-        Game.deal(Rules(), 2, 0, deck[:-1] + deck[:1])
+        Game.deal(Rules(), 2, 0, deck[:-1] + deck[:1])  # a card twice
+    for wrong in (
+        [*deck[:-1], C("2S")],  # a card of the 52-card deck only
+        deck[:-1],  # one short
+        [*deck, C("2S")],  # one too many
+        [*deck[:-1], Card(-1)],  # not a card
+        [*deck[:-1], Card(52)],
+    ):
+        with pytest.raises(RulesError, match="R-C1"):
+            Game.deal(Rules(), 2, 0, wrong)
+    Game.deal(Rules(), 2, 0, [int(c) for c in reversed(deck)])  # plain indices are cards
 
 
 # --- F: first attack ----------------------------------------------------------------

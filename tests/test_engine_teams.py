@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from localdurak.game.actions import Action, Do, GameResult, IllegalAction
-from localdurak.game.cards import Card
+from localdurak.game.cards import Card, deck_cards
 from localdurak.game.rules import Rules, RulesError
 from tests.engine_helpers import act, make, play, position
 
@@ -79,3 +81,35 @@ def test_R_T4_no_view_shows_a_partners_hand() -> None:
     v = g.view(0)
     assert v.others[2].known == () and v.others[2].count == 6
     assert v.hand == tuple(g.hand(0))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    layout=st.sampled_from(
+        [("none", n) for n in range(2, 7)] + [("2v2", 4), ("3v3", 6), ("pairs", 6)]
+    ),
+    out=st.integers(0, 63),
+    seat=st.integers(0, 5),
+)
+def test_R_F3_R_T2_next_seats_on_the_left_and_right_skip_the_out_and_partners(
+    layout: tuple[str, int], out: int, seat: int
+) -> None:
+    """The seat bit-set walks (R-B2 clockwise order) against a plain walk round the table."""
+    teams, n = layout
+    seat %= n
+    g = make(_six_hands(n), teams=teams, deck=52 if n > 4 else 36)
+    g._out_mask = out & ((1 << n) - 1)
+    left = [(seat + k) % n for k in range(1, n + 1)]
+    active = [s for s in left if not g._out_mask >> s & 1]
+    assert g._next_active(seat) == (active[0] if active else None)
+    opp = [s for s in left[:-1] if not g._out_mask >> s & 1 and g.team(s) != g.team(seat)]
+    assert g._next_opponent(seat) == (opp[0] if opp else None)
+    right = [(seat - k) % n for k in range(1, n)]
+    opp_r = [s for s in right if not g._out_mask >> s & 1 and g.team(s) != g.team(seat)]
+    assert g._next_opponent(seat, -1) == (opp_r[0] if opp_r else None)
+
+
+def _six_hands(n: int) -> list[str]:
+    """n hands of six cards from the 52-card deck (36 for up to 4 players)."""
+    cards = [str(c) for c in deck_cards(52 if n > 4 else 36)]
+    return [" ".join(cards[6 * i : 6 * i + 6]) for i in range(n)]

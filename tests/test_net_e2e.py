@@ -201,3 +201,22 @@ def test_R_S5_cheating_mode_holds_the_closing_action_for_the_challenge_window(
     assert windows and all(w["seconds"] == 0.05 for w in windows)
     assert h.wait(30) == 0
     check_record(over["record"])
+
+
+def test_a_client_that_lost_its_saved_seat_cannot_take_it_back_the_seat_forfeits(
+    tmp_path: Path, procs: list[Proc]
+) -> None:
+    h = host(tmp_path, procs, "--seats", "2", "--bots", "1", "--hold", "3", "--bot-delay", "0.03")
+    listening = h.event("listening")
+    a = join(tmp_path, procs, listening, "alice", "--delay", "0.03")
+    h.event("game_started")
+    time.sleep(1.0)
+    a.kill()
+    away = h.event("away")
+    for saved in (tmp_path / "alice" / "sessions").glob("*"):
+        saved.unlink()  # the seat's privacy key is gone with it
+    a2 = join(tmp_path, procs, listening, "alice")
+    over = h.event("game_over", 30)
+    assert over["forfeit"] == away["seat"]
+    assert h.wait(30) == 0
+    assert a2.wait(30) == 0

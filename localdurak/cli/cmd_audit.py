@@ -43,7 +43,8 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     try:
-        report = audit(record)
+        # A game record: its actions must be there (deleting them must not skip the rules).
+        report = audit(record, require_actions=True)
     except NotARecord as e:
         print(f"localdurak audit: {args.record}: {e}", file=sys.stderr)
         return 2

@@ -7,27 +7,12 @@ from __future__ import annotations
 import contextlib
 import getpass
 import json
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
+from localdurak.datadir import data_dir as data_dir
+
 NAME_MAX = 24
-
-
-def data_dir() -> Path:
-    """``$LOCALDURAK_HOME`` if set, else the platform's per-user data directory."""
-    override = os.environ.get("LOCALDURAK_HOME")
-    if override:
-        return Path(override).expanduser()
-    home = Path.home()
-    if sys.platform == "win32":
-        base = Path(os.environ.get("APPDATA") or home / "AppData" / "Roaming")
-    elif sys.platform == "darwin":
-        base = home / "Library" / "Application Support"
-    else:
-        base = Path(os.environ.get("XDG_DATA_HOME") or home / ".local" / "share")
-    return base / "localdurak"
 
 
 def _path() -> Path:

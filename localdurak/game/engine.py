@@ -5,9 +5,12 @@ which actions are legal now (`Game.legal_actions`), and applies one action at a 
 completely or not at all (`Game.apply`; a refused action raises `IllegalAction`, naming the
 rule, and changes nothing).
 
-Speed: a hand is an integer bit set of cards (cards.py), the table two short lists, and every
-"which cards may..." question is a mask operation; nothing is copied per action, except the
-small per-action snapshots the cheating mode needs to roll a bout back (R-S3).
+Speed: a hand is an integer bit set of cards (cards.py), so is a set of seats (teams,
+opponents, attackers, passes, the seats out), the table a short list of (attack, cover) pairs,
+and every "which cards / which seats may..." question is a mask operation.  Listing builds no
+`Action`: every single-card action exists once, and `apply` recognises one it has just listed
+by identity and skips re-checking it.  Nothing is copied per action, except the caller's copy
+of a legal list and the small snapshots the cheating mode needs to roll a bout back (R-S3).
 
 Hidden information: every hand is *known cards* plus a count of *unknown cards*, the stock a
 count plus the trump card.  `Game.deal` knows the whole deck (nothing unknown); `Game.hidden`
@@ -33,6 +36,7 @@ from localdurak.game.cards import (
     Card,
     Suit,
     cards_of,
+    deck_cards,
     deck_mask,
     lowest_rank,
     mask_of,
@@ -47,7 +51,7 @@ from localdurak.game.rules import (
     Tie,
     Variant,
 )
-from localdurak.game.view import PlayerView, SeatView, sort_hand
+from localdurak.game.view import PlayerView, SeatView, sort_mask
 
 _ATTACK: Final = Do.ATTACK
 _COVER: Final = Do.COVER
@@ -74,18 +78,24 @@ _SHOW1: Final = tuple(tuple(Action(s, Do.SHOW, card=c) for c in CARDS) for s in 
 _CHALLENGE1: Final = tuple(tuple(Action(s, Do.CHALLENGE, card=c) for c in CARDS) for s in _SEATS)
 _TAKE1: Final = tuple(Action(s, Do.TAKE) for s in _SEATS)
 _PASS1: Final = tuple(Action(s, Do.PASS) for s in _SEATS)
-_COVER1: list[Action | None] = [None] * (6 * 52 * 52)  # filled on first use
+# _COVER1[seat][on][card]: the covers of one attack card, a row made on first use.
+_COVER1: Final[list[list[tuple[Action, ...] | None]]] = [[None] * 52 for _ in _SEATS]
 
 
-def _cover_action(seat: int, card: int, on: int) -> Action:
-    i = (seat * 52 + on) * 52 + card
-    a = _COVER1[i]
-    if a is None:
-        a = _COVER1[i] = Action(seat, Do.COVER, card=CARDS[card], on=CARDS[on])
-    return a
+def _cover_row(seat: int, on: int) -> tuple[Action, ...]:
+    """Every cover of ``on`` by ``seat``, indexed by the covering card."""
+    row = _COVER1[seat][on]
+    if row is None:
+        row = _COVER1[seat][on] = tuple(Action(seat, Do.COVER, card=c, on=CARDS[on]) for c in CARDS)
+    return row
 
 
 _deck_mask: Final = cache(deck_mask)
+
+
+@cache
+def _deck_set(deck_size: int) -> frozenset[Card]:
+    return frozenset(deck_cards(deck_size))
 
 
 @cache
@@ -109,7 +119,7 @@ _Snap = tuple[
     list[int],  # unknown counts
     list[int],  # public cards
     list[Card],  # attack cards
-    list[Card | None],  # their covers
+    list[tuple[Card, Card | None]],  # the table: (attack card, its cover)
     int,  # uncovered
     int,  # table mask
     int,  # ranks on the table
@@ -120,6 +130,41 @@ _Snap = tuple[
     int,  # attackers
     list[int],  # shown trumps
 ]
+
+
+@cache
+def _seat_layout(
+    teams: Teams, seats: int
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """R-T1: the team of each seat, and as seat bit sets each team's seats and each seat's
+    opponents (without teams every player is his own team)."""
+    team = _TEAM_OF.get(teams, tuple(range(seats)))
+    team_masks = tuple(mask_of(s for s in range(seats) if team[s] == t) for t in sorted(set(team)))
+    opponents = tuple(mask_of(o for o in range(seats) if team[o] != team[s]) for s in range(seats))
+    return team, team_masks, opponents
+
+
+@cache
+def _clockwise(seats: int) -> tuple[tuple[int, ...], ...]:
+    """_clockwise(n)[s]: every seat, going clockwise from seat s (R-B2: seat numbers
+    increase clockwise)."""
+    return tuple(tuple((s + k) % seats for k in range(seats)) for s in range(seats))
+
+
+def _next_in(seats: int, seat: int) -> int | None:
+    """The first seat of the seat bit set ``seats`` on ``seat``'s left, going clockwise
+    (R-B2: seat numbers increase clockwise) and wrapping round; None if the set is empty."""
+    later = seats >> (seat + 1)
+    if later:
+        return seat + (later & -later).bit_length()
+    if seats:
+        return (seats & -seats).bit_length() - 1
+    return None
+
+
+def _seats_of(mask: int) -> tuple[int, ...]:
+    """The seats of a seat bit set, lowest first."""
+    return tuple(s for s in range(mask.bit_length()) if mask >> s & 1)
 
 
 def _n_cards(k: int) -> str:
@@ -146,13 +191,19 @@ class Game:
         self.trump: Final = trump
         self.log: list[Action] = []
         self.result: GameResult | None = None
+        # records.md "state": "bout", "taking" (the defender declared take, R-B8) or "over";
+        # set wherever _taking or result changes.
+        self.phase = "bout"
         self._duren = rules.variant is Variant.DUREN
         self._transfers = rules.variant is Variant.PEREVODNOY
         self._free_order = rules.throw_in_order is ThrowInOrder.FREE
         self._cheating = rules.cheating
         self._beats = _beat_masks(trump, rules.japanese)
         self._deck_mask = _deck_mask(rules.deck)
-        self._team: tuple[int, ...] = _TEAM_OF.get(rules.teams, tuple(range(seats)))
+        self._team, self._team_masks, self._opponents = _seat_layout(rules.teams, seats)
+        self._clockwise = _clockwise(seats)
+        self._neighbours = rules.throw_in is ThrowIn.NEIGHBOURS
+        self._all_seats = (1 << seats) - 1
         self._hs = rules.hand_size
         self._hands = [0] * seats
         self._unknown = [0] * seats
@@ -172,18 +223,22 @@ class Game:
         self._defended = False  # a successful defence happened (R-B4b)
         self._limit = self._compute_limit()
         # The last legal list of each seat, valid while nothing changed (see `apply`).
-        self._ver = 0
-        self._memo_ver = [-1] * seats
-        self._memo_acts: list[list[Action]] = [[] for _ in range(seats)]
+        self._listed: dict[int, list[Action]] = {}
         self._bout_no = 0
-        self._last_refill: list[int] = []
-        self._last_draws: list[tuple[int, Card | None]] = []
+        self._last_refill: list[int] = []  # who drew, one entry per card (R-B12)
+        # The table of the bout that just ended, and whether its defender took: a bout can end
+        # at once on its last cover (R-B10a, R-P4), and a view must still show that cover.
+        self._last_bout: tuple[tuple[Card, Card | None], ...] = ()
+        self._last_bout_taken = False
+        self._refill_from = 0  # full information: where in the stock the last refill began
         # The bout (set by _start_bout).
         self.attacker: int | None = None
         self.defender: int | None = None
         self._opener = 0
         self._att: list[Card] = []
-        self._cov: list[Card | None] = []
+        # The table as `table` shows it, (attack card, cover or None), kept up to date so
+        # that reading it is a copy; _att[i] is _table[i][0], for index lookups.
+        self._table: list[tuple[Card, Card | None]] = []
         self._uncovered = 0
         self._table_mask = 0
         self._rank_cards = 0  # every card of a rank on the table (R-B3)
@@ -210,7 +265,7 @@ class Game:
         """Deal ``deck`` (in deal order, records.md) and find the first attacker."""
         rules.check_seats(seats)
         deck = [c if type(c) is Card else Card(c) for c in deck]
-        if len(deck) != rules.deck or mask_of(deck) != _deck_mask(rules.deck):
+        if len(deck) != rules.deck or set(deck) != _deck_set(rules.deck):
             raise RulesError(
                 f"the deck must hold each of the {rules.deck} cards of the rules' deck once (R-C1)"
             )
@@ -218,8 +273,9 @@ class Game:
         n_dealt = seats * hs
         # R-D1: one card at a time, clockwise, starting with the dealer's left.
         hands = [0] * seats
-        for i in range(n_dealt):
-            hands[(dealer + 1 + i) % seats] |= 1 << deck[i]
+        for k in range(seats):
+            # the k-th seat from the dealer's left gets the deck's cards k, k + seats, ...
+            hands[(dealer + 1 + k) % seats] = mask_of(deck[k:n_dealt:seats])
         rest = deck[n_dealt:]
         shown: dict[int, list[Card]] = {}
         turned: Card | None = None
@@ -352,13 +408,7 @@ class Game:
 
     @property
     def table(self) -> list[tuple[Card, Card | None]]:
-        return list(zip(self._att, self._cov))  # noqa: B905 (same length by construction)
-
-    @property
-    def phase(self) -> str:
-        if self.result is not None:
-            return "over"
-        return "taking" if self._taking else "bout"
+        return self._table[:]  # a copy of a list of tuples: the caller cannot change ours
 
     @property
     def out(self) -> list[int]:
@@ -414,11 +464,11 @@ class Game:
 
     def hand(self, seat: int) -> list[Card]:
         """The seat's cards in client order (in a hidden game: the cards known to be there)."""
-        return list(sort_hand(cards_of(self._hands[seat]), self.trump))
+        return list(sort_mask(self._hands[seat], self.trump))
 
     def known(self, seat: int) -> list[Card]:
         """The cards every player knows are in the seat's hand (public knowledge)."""
-        return list(sort_hand(cards_of(self._pub[seat]), self.trump))
+        return list(sort_mask(self._pub[seat], self.trump))
 
     def refill_schedule(self) -> list[int]:
         """The seats that drew in the last refill, one entry per card, R-B12 order."""
@@ -426,7 +476,15 @@ class Game:
 
     def last_draws(self, seat: int) -> list[Card]:
         """The cards the seat drew in the last refill, as far as this game knows them."""
-        return [c for s, c in self._last_draws if s == seat and c is not None]
+        sched = self._last_refill
+        drawn: Sequence[Card | None]
+        if self._full:
+            drawn = self._stock[self._refill_from : self._refill_from + len(sched)]
+        elif sched and not self.stock_count and self._turned is not None:
+            drawn = [None] * (len(sched) - 1) + [self._turned]  # only the turned card is seen
+        else:
+            return []
+        return [c for s, c in zip(sched, drawn, strict=True) if s == seat and c is not None]
 
     def stock_cards(self) -> list[Card]:
         """Full information only: the stock, top card first, the trump card last."""
@@ -464,26 +522,23 @@ class Game:
             raise ValueError(f"seat {seat} has only {self._unknown[seat]} unknown cards")
         self._hands[seat] |= new
         self._unknown[seat] -= new.bit_count()
-        self._ver += 1
+        self._listed.clear()
 
     # --- seats ------------------------------------------------------------------------
 
     def _next_active(self, seat: int) -> int | None:
-        """The next player on ``seat``'s left who is not out."""
-        n = self.seats
-        for k in range(1, n + 1):
-            s = (seat + k) % n
-            if not self._out_mask >> s & 1:
-                return s
-        return None
+        """The next player on ``seat``'s left who is not out (``seat`` itself last)."""
+        return _next_in(self._all_seats & ~self._out_mask, seat)
 
     def _next_opponent(self, seat: int, step: int = 1) -> int | None:
         """The next active opponent on the left (step -1: on the right) of ``seat`` (R-T2)."""
+        active = self._opponents[seat] & ~self._out_mask
+        if step == 1:
+            return _next_in(active, seat)
         n = self.seats
-        team = self._team[seat]
         for k in range(1, n):
-            s = (seat + step * k) % n
-            if not self._out_mask >> s & 1 and self._team[s] != team:
+            s = (seat - k) % n
+            if active >> s & 1:
                 return s
         return None
 
@@ -491,19 +546,14 @@ class Game:
         """R-B2, R-T2: the active opponents of the defender (or his two nearest ones)."""
         d = self.defender
         assert d is not None and self.attacker is not None
-        if self.rules.throw_in is ThrowIn.NEIGHBOURS:
+        if self._neighbours:
             m = 1 << self.attacker
             for step in (1, -1):
                 s = self._next_opponent(d, step)
                 if s is not None:
                     m |= 1 << s
             return m
-        m = 0
-        team = self._team[d]
-        for s in range(self.seats):
-            if not self._out_mask >> s & 1 and self._team[s] != team:
-                m |= 1 << s
-        return m | 1 << self.attacker
+        return self._opponents[d] & ~self._out_mask | 1 << self.attacker
 
     def _start_bout(self, attacker: int) -> None:
         self.attacker = attacker
@@ -514,16 +564,19 @@ class Game:
         else:
             self.defender = self._next_opponent(attacker)
         self._att = []
-        self._cov = []
+        self._table = []
         self._uncovered = 0
         self._table_mask = 0
         self._rank_cards = 0
         self._passed = 0
         self._taking = False
-        self._shown = [0] * self.seats
-        self._info = {}
-        self._snaps = []
-        self._challenged = [0] * self.seats
+        self.phase = "bout"
+        if self._transfers:
+            self._shown = [0] * self.seats  # R-B7: once per bout
+        if self._cheating:
+            self._info = {}
+            self._snaps = []
+            self._challenged = [0] * self.seats
         self._attackers = 0 if self._duren else self._compute_attackers()
 
     # --- legal actions ----------------------------------------------------------------
@@ -535,17 +588,21 @@ class Game:
             raise ValueError(f"there is no seat {seat} at this table (R-C3)")
         if self.result is not None or self._out_mask >> seat & 1:
             return []
-        att = self._att
-        if not att and seat != self.attacker:
-            return []  # only the main attacker acts before the bout opens (R-B1)
-        if self._duren:
-            acts = self._legal_duren(seat)
+        if not self._att:
+            if seat != self.attacker:
+                return []  # only the main attacker acts before the bout opens (R-B1)
+            acts = self._legal_leads(seat) if self._duren else self._legal_open(seat)
+        elif seat == self.defender:
+            acts = self._legal_defence(seat)  # in Dureń too: cover or take (R-P4)
+        elif self._duren:
+            return []  # nobody throws in in Dureń (R-P3)
         else:
-            acts = self._legal(seat, att) if att else self._legal_open(seat)
-            if self._cheating:
-                self._legal_challenges(seat, acts)
-        self._memo_ver[seat] = self._ver
-        self._memo_acts[seat] = acts
+            acts = self._legal_throw_in(seat)
+        if self._cheating:
+            self._legal_challenges(seat, acts)
+        if not acts:
+            return acts  # nothing to recognise in apply
+        self._listed[seat] = acts  # for apply's fast path; the caller gets a copy
         return acts[:]
 
     def _legal_open(self, seat: int) -> list[Action]:
@@ -559,39 +616,53 @@ class Game:
             hand ^= low
         return acts
 
-    def _legal(self, seat: int, att: list[Card]) -> list[Action]:
+    def _legal_defence(self, seat: int) -> list[Action]:
+        """The defender: covers (R-B5), transfers (R-B6, R-B7), take (R-B8)."""
+        if self._taking:
+            return []
         acts: list[Action] = []
         hand = self._hands[seat]
-        if seat == self.defender:
-            if not self._taking:
-                beats = self._beats
-                for a, c in zip(att, self._cov, strict=True):
-                    if c is None:
-                        m = hand & beats[a]
-                        while m:
-                            low = m & -m
-                            acts.append(_cover_action(seat, low.bit_length() - 1, a))
-                            m ^= low
-                if self._transfers:
-                    self._legal_transfers(seat, hand, acts)
-                acts.append(_TAKE1[seat])
-            return acts
+        # R-B5: each uncovered attack card, in table order, by each card of the hand that
+        # beats it (low cards first).
+        beats = self._beats
+        for a, c in self._table:
+            if c is None:
+                m = hand & beats[a]
+                if m:
+                    row = _COVER1[seat][a] or _cover_row(seat, a)
+                    while m:
+                        low = m & -m
+                        acts.append(row[low.bit_length() - 1])
+                        m ^= low
+        if self._transfers:
+            self._legal_transfers(seat, hand, acts)
+        acts.append(_TAKE1[seat])
+        return acts
+
+    def _legal_throw_in(self, seat: int) -> list[Action]:
+        """Another seat while the bout is open: throw-ins (R-B3, R-B4) and pass (R-B9)."""
         bit = 1 << seat
-        if self._attackers & bit and not self._passed & bit and (hand or self._unknown[seat]):
-            d = self.defender
-            assert d is not None
-            if (
-                len(att) < self._limit
-                and self._uncovered < self._hands[d].bit_count() + self._unknown[d]
-                and (self._free_order or self._may_throw_in(seat))
-            ):
-                m = hand & self._rank_cards
-                row = _ATTACK1[seat]
-                while m:
-                    low = m & -m
-                    acts.append(row[low.bit_length() - 1])
-                    m ^= low
-            acts.append(_PASS1[seat])
+        if not self._attackers & bit or self._passed & bit:
+            return []  # not an attacker of this bout (R-B2, R-T2), or passed (R-B9)
+        hand = self._hands[seat]
+        if not hand and not self._unknown[seat]:
+            return []  # without cards he has passed (R-B9)
+        acts: list[Action] = []
+        d = self.defender
+        assert d is not None
+        m = hand & self._rank_cards  # R-B3: ranks on the table
+        if (
+            m
+            and len(self._att) < self._limit
+            and self._uncovered < self._hands[d].bit_count() + self._unknown[d]  # R-B4
+            and (self._free_order or self._may_throw_in(seat))
+        ):
+            row = _ATTACK1[seat]
+            while m:
+                low = m & -m
+                acts.append(row[low.bit_length() - 1])
+                m ^= low
+        acts.append(_PASS1[seat])
         return acts
 
     def _legal_transfers(self, seat: int, hand: int, acts: list[Action]) -> None:
@@ -622,32 +693,16 @@ class Game:
             if by != seat and not self._challenged[seat] >> c & 1:
                 acts.append(_CHALLENGE1[seat][c])
 
-    def _legal_duren(self, seat: int) -> list[Action]:
-        hand = self._hands[seat]
-        if not self._att:
-            if seat != self.attacker:
-                return []
-            assert self.defender is not None
-            most = min(duren.MAX_LEAD, self.count(self.defender))
-            key_trump = self.trump
-            # reading: a lead's cards are listed in the order hands are shown (records.md).
-            return [
-                Action(seat, _ATTACK, sort_hand(cards_of(m), key_trump))
-                for m in duren.leads(hand, self.rules.duren_leads, most)
-            ]
-        if seat != self.defender:
-            return []
-        acts: list[Action] = []
-        beats = self._beats
-        for a, c in zip(self._att, self._cov, strict=True):
-            if c is None:
-                m = hand & beats[a]
-                while m:
-                    low = m & -m
-                    acts.append(_cover_action(seat, low.bit_length() - 1, a))
-                    m ^= low
-        acts.append(_TAKE1[seat])
-        return acts
+    def _legal_leads(self, seat: int) -> list[Action]:
+        """Dureń: the main attacker's every legal lead (R-P2, R-P3)."""
+        assert self.defender is not None
+        most = min(duren.MAX_LEAD, self.count(self.defender))
+        key_trump = self.trump
+        # reading: a lead's cards are listed in the order hands are shown (records.md).
+        return [
+            Action(seat, _ATTACK, sort_mask(m, key_trump))
+            for m in duren.leads(self._hands[seat], self.rules.duren_leads, most)
+        ]
 
     def _may_throw_in(self, seat: int) -> bool:
         """R-B3 first_word: others throw in only after the main attacker's Done."""
@@ -824,7 +879,7 @@ class Game:
             i = self._att.index(on)
         except ValueError:
             raise IllegalAction("R-B5", f"{Card(on).pretty()} is not an attack card") from None
-        if self._cov[i] is not None:
+        if self._table[i][1] is not None:
             raise IllegalAction("R-B5", f"{Card(on).pretty()} is already covered")
         if not self._holds(seat, card):
             raise IllegalAction("R-S1", f"seat {seat} does not hold {Card(card).pretty()}")
@@ -976,25 +1031,24 @@ class Game:
     def apply(self, action: Action) -> None:
         """Check ``action``, then play it; a refused action raises and changes nothing."""
         seat = action.seat
-        cheat = True
-        if type(seat) is int and 0 <= seat < self.seats and self._memo_ver[seat] == self._ver:
-            for listed in self._memo_acts[seat]:
-                if listed is action:
-                    cheat = False  # listed as legal since the last change: honest, allowed
-                    break
-        if cheat:
+        for listed in self._listed.get(seat, ()) if type(seat) is int else ():
+            if listed is action:
+                cheat = False  # listed as legal since the last change: honest, allowed
+                break
+        else:
             cheat = self._check(action)
-        self._ver += 1
+        self._listed.clear()  # the state changes: every legal list is stale
         do = action.do
-        if do is _CHALLENGE:
-            self.log.append(action)
-            self._do_challenge(action)
-            return
-        if self._cheating and do in (_ATTACK, _COVER, _TRANSFER):
-            self._snaps.append(self._snapshot())
+        if self._cheating:  # R-S2, R-S3
+            if do is _CHALLENGE:
+                self.log.append(action)
+                self._do_challenge(action)
+                return
+            if do in (_ATTACK, _COVER, _TRANSFER):
+                self._snaps.append(self._snapshot())
         self.log.append(action)
         if do is _ATTACK:
-            hands, att, cov = self._hands, self._att, self._cov
+            hands, att, table = self._hands, self._att, self._table
             # R-S1/R-S4: in a throw-in each card is judged on its own (a card of a rank on
             # the table is a legal card, even beside a cheat); an opening (no rank on the
             # table yet) as a whole.
@@ -1012,7 +1066,7 @@ class Game:
                 if self._cheating:
                     self._info[c] = (seat, len(self._snaps) - 1, cheat and not ranks >> c & 1)
                 att.append(c)
-                cov.append(None)
+                table.append((c, None))
             self._uncovered += len(action.cards)
             if self._duren:
                 return
@@ -1024,7 +1078,8 @@ class Game:
             assert action.card is not None and action.on is not None
             card = CARDS[action.card]
             self._play(seat, card, cheat)
-            self._cov[self._att.index(action.on)] = card
+            i = self._att.index(action.on)
+            self._table[i] = (self._att[i], card)
             self._uncovered -= 1
             if self._duren:
                 if not self._uncovered:
@@ -1040,6 +1095,7 @@ class Game:
             return
         if do is _TAKE:
             self._taking = True
+            self.phase = "taking"
             if self._duren:
                 self._end_bout(False)  # R-P4: nobody throws in, the bout ends at once
                 return
@@ -1049,7 +1105,7 @@ class Game:
             if do is _TRANSFER:
                 self._play(seat, card, cheat)
                 self._att.append(card)
-                self._cov.append(None)
+                self._table.append((card, None))
                 self._uncovered += 1
             else:
                 # R-B7: the shown trump stays in the hand, now seen by everyone.
@@ -1082,31 +1138,36 @@ class Game:
     def _all_passed(self) -> bool:
         """R-B9: every attacker has passed (an attacker without cards has passed)."""
         m = self._attackers & ~self._passed
-        s = 0
         hands, unknown = self._hands, self._unknown
         while m:
-            if m & 1 and (hands[s] or unknown[s]):
+            low = m & -m
+            s = low.bit_length() - 1
+            if hands[s] or unknown[s]:
                 return False
-            m >>= 1
-            s += 1
+            m ^= low
         return True
 
     def _maybe_end(self) -> None:
         """R-B10: end the bout when its conditions hold."""
-        if not self._att:
+        att = self._att
+        if not att:
             return
         d = self.defender
         assert d is not None
-        full = len(self._att) >= self._limit
-        held = self._hands[d].bit_count() + self._unknown[d]
         if not self._taking:
-            if self._uncovered:
-                return
             # (a) all covered: every attacker passed, or R-B4 allows no further card
             # (the limit, or (c) a defender without cards, R-B13).
-            if full or not held or self._all_passed():
+            if not self._uncovered and (
+                len(att) >= self._limit
+                or not (self._hands[d] or self._unknown[d])
+                or self._all_passed()
+            ):
                 self._end_bout(True)
-        elif full or self._uncovered >= held or self._all_passed():
+        elif (
+            len(att) >= self._limit
+            or self._uncovered >= self._hands[d].bit_count() + self._unknown[d]
+            or self._all_passed()
+        ):
             self._end_bout(False)  # (b)
 
     def _snapshot(self) -> _Snap:
@@ -1115,7 +1176,7 @@ class Game:
             list(self._unknown),
             list(self._pub),
             list(self._att),
-            list(self._cov),
+            list(self._table),
             self._uncovered,
             self._table_mask,
             self._rank_cards,
@@ -1144,7 +1205,7 @@ class Game:
             unknown,
             pub,
             att,
-            cov,
+            table,
             self._uncovered,
             self._table_mask,
             self._rank_cards,
@@ -1159,8 +1220,9 @@ class Game:
         self._unknown = list(unknown)
         self._pub = list(pub)
         self._att = list(att)
-        self._cov = list(cov)
+        self._table = list(table)
         self._shown = list(shown)
+        self.phase = "taking" if self._taking else "bout"
         del self._snaps[k:]
         self._info = {c: i for c, i in self._info.items() if i[1] < k}
         self._challenged = [m & self._table_mask for m in self._challenged]
@@ -1186,19 +1248,22 @@ class Game:
     def _end_bout(self, defended: bool) -> None:
         d = self.defender
         assert d is not None
-        att, cov = self._att, self._cov
+        att = self._att
         taken = 0
         if defended:
-            self._defended = True
-            self._limit = self._compute_limit()
+            if not self._defended:
+                self._defended = True
+                self._limit = self._compute_limit()  # R-B4b: the first defence lifts it to 6
         elif self._duren and self.rules.partial_defence:
             # R-P5: the covered pairs are discarded, the uncovered cards taken.
-            for x, c in zip(att, cov, strict=True):
+            for x, c in self._table:
                 if c is None:
                     taken |= 1 << x
         else:
             taken = self._table_mask  # R-B8: attack and cover cards alike
         gone = self._table_mask & ~taken
+        self._last_bout = tuple(self._table)
+        self._last_bout_taken = bool(taken)
         self.discard_count += gone.bit_count()
         self._discard_mask |= gone
         self._hands[d] |= taken
@@ -1207,16 +1272,17 @@ class Game:
         if self.stock_count:
             self._refill(d)
         else:
-            self._last_refill, self._last_draws = [], []
+            self._last_refill = []
         if not self.stock_count:
             # R-B13: with the stock empty, a player without cards is out (seat order).
             # reading: judged after the refill, so whoever drew the last cards stays in.
+            hands, unknown = self._hands, self._unknown
             for s in range(self.seats):
-                if not self._out_mask >> s & 1 and not self.count(s):
+                if not self._out_mask >> s & 1 and not hands[s] and not unknown[s]:
                     self._out.append(s)
                     self._out_mask |= 1 << s
-        if self._game_over(d, last_attack):
-            return
+            if self._game_over(d, last_attack):
+                return
         # R-B11 / R-P4: who attacks next.
         nxt = d if defended and not self._out_mask >> d & 1 else self._next_active(d)
         assert nxt is not None
@@ -1225,52 +1291,47 @@ class Game:
 
     def _refill(self, d: int) -> None:
         """R-B12 (R-P6): draw up to the hand size; the trump card is drawn last."""
-        n = self.seats
+        opener, out = self._opener, self._out_mask
         if self._duren:
-            order = [self._opener, d]
+            order = [opener, d]
         else:
-            order = [
-                s
-                for s in ((self._opener + k) % n for k in range(n))
-                if s != d and not self._out_mask >> s & 1
-            ]
+            # The attackers from the main attacker clockwise, the defender last.
+            order = [s for s in self._clockwise[opener] if s != d and not out >> s & 1]
             order.append(d)
+        hands, unknown, hs, stock = self._hands, self._unknown, self._hs, self._stock
+        pos = self._refill_from = self._stock_pos
         sched: list[int] = []
-        draws: list[tuple[int, Card | None]] = []
         for s in order:
-            need = self._hs - self.count(s)
-            while need > 0 and self.stock_count:
-                need -= 1
-                self.stock_count -= 1
-                sched.append(s)
-                if self._full:
-                    c = self._stock[self._stock_pos]
-                    self._stock_pos += 1
-                    self._hands[s] |= 1 << c
-                    if self.stock_count == 0 and self._turned is not None:
-                        self._pub[s] |= 1 << c  # the turned trump card was seen by all
-                    draws.append((s, c))
-                elif self.stock_count == 0 and self._turned is not None:
-                    b = 1 << self._turned
-                    self._hands[s] |= b
-                    self._pub[s] |= b
-                    draws.append((s, self._turned))
-                else:
-                    self._unknown[s] += 1
-                    draws.append((s, None))
+            k = min(hs - hands[s].bit_count() - unknown[s], self.stock_count)
+            if k <= 0:
+                continue
+            self.stock_count -= k
+            sched += [s] * k
+            if self._full:
+                for c in stock[pos : pos + k]:
+                    hands[s] |= 1 << c
+                pos += k
+            else:
+                unknown[s] += k  # hidden: the card-privacy protocol tells the drawer alone
+        self._stock_pos = pos
         self._last_refill = sched
-        self._last_draws = draws
+        if not self.stock_count and self._turned is not None:
+            # R-D2: the turned trump card, the stock's last, was drawn in everyone's sight.
+            s, b = sched[-1], 1 << self._turned
+            if not self._full:
+                unknown[s] -= 1
+                hands[s] |= b
+            self._pub[s] |= b
 
     def _game_over(self, d: int, last_attack: list[Card]) -> bool:
-        """R-B14, R-T3, R-B15: end the game when at most one player (team) holds cards."""
-        if self.stock_count:
-            return False  # nobody is out before the stock is empty (R-B13)
-        live = {self._team[s] for s in range(self.seats) if not self._out_mask >> s & 1}
+        """R-B14, R-T3, R-B15: end the game when at most one player (team) holds cards
+        (asked once the stock is empty: nobody is out before, R-B13)."""
+        out = self._out_mask
+        live = [t for t in self._team_masks if t & ~out]  # the teams still holding cards
         if len(live) > 1:
             return False
         if live:
-            (team,) = live
-            durak = tuple(s for s in range(self.seats) if self._team[s] == team)
+            durak = _seats_of(live[0])
         elif self.rules.tie is Tie.LAST_DEFENDER_LOSES:
             durak = tuple(s for s in range(self.seats) if self._team[s] == self._team[d])
         else:
@@ -1283,10 +1344,11 @@ class Game:
             low = lowest_rank(self.rules.deck)
             pogony = sum(1 for c in last_attack if c.rank == low and c.suit != self.trump)
         self.result = GameResult(durak, not durak, pogony)
+        self.phase = "over"
         self.attacker = self.defender = None
         self._attackers = 0
         self._passed = 0
-        self._att, self._cov = [], []
+        self._att, self._table = [], []
         self._uncovered = 0
         self._table_mask = self._rank_cards = 0
         self._info = {}
@@ -1302,7 +1364,7 @@ class Game:
         trump = self.trump
         others = tuple(
             SeatView(
-                known=sort_hand(cards_of(self._hands[s] if s == seat else self._pub[s]), trump),
+                known=sort_mask(self._hands[s] if s == seat else self._pub[s], trump),
                 count=self.count(s),
                 team=self._team[s],
                 out=bool(self._out_mask >> s & 1),
@@ -1311,7 +1373,7 @@ class Game:
             )
             for s in range(self.seats)
         )
-        hand = () if seat is None else sort_hand(cards_of(self._hands[seat]), trump)
+        hand = () if seat is None else sort_mask(self._hands[seat], trump)
         return PlayerView(
             seat=seat,
             rules=self.rules,
@@ -1323,7 +1385,7 @@ class Game:
             trump_card=self.trump_card,
             stock_count=self.stock_count,
             discard_count=self.discard_count,
-            table=tuple(self.table),
+            table=tuple(self._table),
             attacker=self.attacker,
             defender=self.defender,
             attackers=tuple(self.attackers),
@@ -1337,4 +1399,6 @@ class Game:
             limit=self._limit,
             result=self.result,
             legal=() if seat is None else tuple(self.legal_actions(seat)),
+            last_bout=self._last_bout,
+            last_bout_taken=self._last_bout_taken,
         )

@@ -89,17 +89,17 @@ class Rules:
 
     def __post_init__(self) -> None:
         # Coerce plain strings to the enums so that Rules(variant="perevodnoy") works.
-        for f in dataclasses.fields(self):
-            kind = _ENUM_FIELDS.get(f.name)
-            if kind is not None:
-                value = getattr(self, f.name)
-                try:
-                    object.__setattr__(self, f.name, kind(value))
-                except ValueError:
-                    choices = ", ".join(v.value for v in kind)
-                    raise RulesError(
-                        f"{f.name} cannot be {value!r}: choose one of {choices} (rules.md O)"
-                    ) from None
+        for name, kind in _ENUM_FIELDS.items():  # in the fields' order
+            value = getattr(self, name)
+            if type(value) is kind:
+                continue  # already the enum (the usual case): nothing to coerce
+            try:
+                object.__setattr__(self, name, kind(value))
+            except ValueError:
+                choices = ", ".join(v.value for v in kind)
+                raise RulesError(
+                    f"{name} cannot be {value!r}: choose one of {choices} (rules.md O)"
+                ) from None
         for name in _BOOL_FIELDS:
             if not isinstance(getattr(self, name), bool):
                 raise RulesError(f"{name} must be true or false, not {getattr(self, name)!r}")

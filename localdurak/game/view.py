@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cache
 
 from localdurak.game.actions import Action, GameResult
-from localdurak.game.cards import Card, Suit
+from localdurak.game.cards import CARDS, Card, Suit, cards_of
 from localdurak.game.rules import Rules
 
 
@@ -25,8 +26,23 @@ def hand_order(trump: Suit) -> Callable[[Card], tuple[int, int, int]]:
     return key
 
 
+@cache
+def _order_keys(trump: Suit) -> tuple[int, ...]:
+    """For each card index, a number that sorts as `hand_order`'s key does (a table lookup
+    is a C-level sort key, where a Python key function is called once per card)."""
+    key = hand_order(trump)
+    return tuple(t * 52 + rank * 4 + suit for t, rank, suit in map(key, CARDS))
+
+
 def sort_hand(cards: Iterable[Card], trump: Suit) -> tuple[Card, ...]:
-    return tuple(sorted(cards, key=hand_order(trump)))
+    return tuple(sorted(cards, key=_order_keys(trump).__getitem__))
+
+
+def sort_mask(cards: int, trump: Suit) -> tuple[Card, ...]:
+    """The cards of a bit set, in hand order."""
+    if not cards:
+        return ()
+    return tuple(sorted(cards_of(cards), key=_order_keys(trump).__getitem__))
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +94,11 @@ class PlayerView:
     result: GameResult | None
     legal: tuple[Action, ...]
     """The seat's legal actions now (records.md ``legal``; honest ones only when cheating)."""
+    last_bout: tuple[tuple[Card, Card | None], ...] = ()
+    """The table of the bout that ended last, as it lay when it ended: every card on it was
+    public, including a last cover that ended the bout at once (R-B10a, R-P4)."""
+    last_bout_taken: bool = False
+    """Whether the defender of that bout picked cards up (R-B8, R-P4, R-P5)."""
 
     def count(self, seat: int) -> int:
         return self.others[seat].count

@@ -525,6 +525,11 @@ class ClientSession:
         out = self._apply(m)
         if seq is not None:
             self.last_seq = seq
+        if self.game is not None and self.game.work_due:
+            # The action is in our replica: let the screen show it, then do the protocol
+            # work it calls for (the refill's layer removals).
+            self._notify()
+            out += self.game.flush()
         if out:
             await self._send_signed(out)
         self._notify()
@@ -559,7 +564,7 @@ class ClientSession:
             if m.seat == self.my_seat:
                 self._pending = [p for p in self._pending if p.n != m.n]
             before = _Before.of(self.game.game)
-            out = self.game.receive(m)
+            out = self.game.receive(m, defer=True)
             if m.step in ("play", "act") and self.game.game is not None and before is not None:
                 self._log_action(m, before, self.game.game)
             if self.trace is not None:
@@ -635,7 +640,7 @@ class ClientSession:
     @staticmethod
     def _own_audit(g: SeatGame) -> AuditVerdict:
         """The client audits the game itself from the steps it saw, once every key is in."""
-        if not g.keys_revealed or not g.player.t.log:
+        if not g.keys_revealed or not g.log_complete or not g.player.t.log:
             return AuditVerdict(AuditStatus.PENDING)
         try:
             report = audit_record({"privacy": transcript_to_dict(g.setup, g.player.t.log, [])})

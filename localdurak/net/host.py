@@ -328,6 +328,7 @@ class TableHost:
         self._ending: int | None = None
         self._releasing = False
         self._held = 0
+        self._handlers: set[asyncio.Task[Any]] = set()
         """The seat that forfeited, while the others reveal their keys."""
         self._reveal_timer: asyncio.TimerHandle | None = None
         self._bot_wait: asyncio.TimerHandle | None = None
@@ -406,7 +407,11 @@ class TableHost:
     async def close(self, reason: str = "the host closed the table") -> None:
         if self.state is not TableState.CLOSED:
             self.state = TableState.CLOSED
-            self._emit(TableClosed(seq=self._next_seq(), reason=reason))
+            closed = TableClosed(seq=self._next_seq(), reason=reason)
+            self._emit(closed)
+            for slot in self.seats:
+                if slot.peer is not None and not slot.peer.synced:
+                    slot.peer.push(closed)  # even one that never resumed hears it
         peers = [s.peer for s in self.seats if s.peer is not None]
         for p in peers:
             p.outbox.put_nowait(None)
@@ -417,6 +422,11 @@ class TableHost:
                         await asyncio.wait_for(t, 2)
         for p in peers:
             await p.channel.close()
+        # Let the connections' handlers end by themselves (a handler cancelled at exit is
+        # reported by asyncio as an error).
+        handlers = [t for t in self._handlers if t is not asyncio.current_task()]
+        if handlers:
+            await asyncio.wait(handlers, timeout=3)
         if self.advertiser is not None:
             await self.advertiser.close()
             self.advertiser = None
@@ -455,6 +465,10 @@ class TableHost:
         return any(s.key == key and s.kind is SeatKind.HUMAN for s in self.seats)
 
     async def _on_channel(self, channel: Channel) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._handlers.add(task)
+            task.add_done_callback(self._handlers.discard)
         peer_box: list[Peer] = []
 
         async def admit(ch: Channel, auth: Auth) -> Authed:
@@ -554,7 +568,9 @@ class TableHost:
                 slot.peer.outbox.put_nowait(None)
             slot.peer = peer
             if slot.away_since is not None:
-                self._back(seat)
+                # Back only once it resumes: a client that lost its saved seat cannot play
+                # it (the privacy key is gone), and the seat must still forfeit in time.
+                pass
             else:
                 self.on_event({"event": "seated", "seat": seat, "name": slot.name})
                 peer.synced = True
@@ -1062,15 +1078,19 @@ class TableHost:
         """Send a returning player what he missed, then live events (docs/protocol.md §7)."""
         seat = peer.seat
         assert seat is not None
-        if m.last_seq >= self.first_seq - 1 and m.last_seq <= self.seq:
-            for ev in self.events[m.last_seq - self.first_seq + 1 :]:
-                peer.push(ev)
-        else:
-            raise Unavailable("the events you missed are too old: join the table again")
+        if not self.first_seq - 1 <= m.last_seq <= self.seq:
+            # A fresh start for it: the lobby now, live events after (no snapshot of a game
+            # it cannot play without its saved seat).
+            peer.synced = True
+            self._broadcast_lobby()
+            raise Unavailable("the events you missed are not here: you start afresh")
+        for ev in self.events[m.last_seq - self.first_seq + 1 :]:
+            peer.push(ev)
         peer.push(Ack(re=m.id, seq=self.seq))
         peer.synced = True
-        if self.seats[seat].away_since is not None or True:
-            self._emit(Presence(seq=self._next_seq(), seat=seat, connected=True, hold=0))
+        if self.seats[seat].away_since is not None:
+            self._back(seat)
+        self._emit(Presence(seq=self._next_seq(), seat=seat, connected=True, hold=0))
 
     # --- persistence --------------------------------------------------------------------------
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import datetime
 import hashlib
 import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -30,6 +29,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+from localdurak.datadir import data_dir as data_dir
 from localdurak.game.actions import Action
 from localdurak.protocol.codec import AuthFailed, canonical
 
@@ -48,22 +48,6 @@ ACT_KIND: Final = "act"
 
 class IdentityError(ValueError):
     """The identity files are missing, unreadable or not ours."""
-
-
-def data_dir() -> Path:
-    """Where this user's Local Durak files live: ``$LOCALDURAK_HOME`` if set, else the
-    platform's per-user data directory."""
-    override = os.environ.get("LOCALDURAK_HOME")
-    if override:
-        return Path(override).expanduser()
-    home = Path.home()
-    if sys.platform == "win32":
-        base = Path(os.environ.get("APPDATA") or home / "AppData" / "Roaming")
-    elif sys.platform == "darwin":
-        base = home / "Library" / "Application Support"
-    else:
-        base = Path(os.environ.get("XDG_DATA_HOME") or home / ".local" / "share")
-    return base / "localdurak"
 
 
 def fingerprint_of(cert_der: bytes) -> str:

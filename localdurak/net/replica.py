@@ -274,8 +274,12 @@ class SeatGame:
         self._turned: pv.CardTurned | None = None
         self._first: pv.FirstAttacker | None = None
         self._pending_draws: list[Card] = []
+        self._due: list[tuple[Any, ...]] = []
+        """Protocol work an applied action called for, not done yet (`flush`)."""
         self.revealed = False
         self.keys_revealed = False
+        self.log_complete = True
+        """Whether ``player.t.log`` holds every step of the game (not after a restart)."""
         self.changed = False
         """Set whenever the public state changed (for the session to wake its player)."""
 
@@ -342,11 +346,16 @@ class SeatGame:
 
     # --- events from the host ---------------------------------------------------------------
 
-    def receive(self, event: PrivacyEvent) -> list[Signed]:
+    def receive(self, event: PrivacyEvent, *, defer: bool = False) -> list[Signed]:
         """One relayed privacy step: check the seat's signature and counter, then the step
         itself; returns the signed steps we send in answer.  Raises `ProtocolError` (the host
         relayed something a seat did not sign, or the protocol broke: `AuthFailed`,
-        `Replayed`, `IllegalMove`)."""
+        `Replayed`, `IllegalMove`).
+
+        ``defer``: an action is applied to the engine at once, but the protocol work it calls
+        for (the refill's layer removals, a return, our key at the end) waits for `flush`, so
+        a client can show the action first; call `flush` before the next event."""
+        early = self.flush() if self._due else []
         if event.game != self.game_id:
             raise BadMessage("a privacy step of another game")
         if not 0 <= event.seat < self.seats:
@@ -388,25 +397,48 @@ class SeatGame:
                 raise IllegalMove(f"the host relayed an illegal action: {e}", rule=e.rule) from None
             taker = bout_end(g, before, taking or action.do is Do.TAKE, defender)
             if taker is not None:
-                seats = g.refill_schedule()
-                batch = len(self.player.t.schedule.batches)
                 taken = taken_cards(g.rules, table_before, taker)
-                self.player.expect_refill(seats, None if taker < 0 else taker, taken)
-                cards = (
-                    ()
-                    if taker < 0
-                    else tuple(int(c) for c in (self.player.t.on_table if taken is None else taken))
-                )
-                out += self.player.receive(Refill(0, batch, tuple(seats), taker, cards))
+                self._due.append(("refill", g.refill_schedule(), taker, taken))
             back = returned_cards(table_before, g, action)
             if back is not None:
-                self.player.expect_return(*back)
-                out += self.player.receive(Return(0, *back))
+                self._due.append(("return", back))
             if g.result is not None and not self.revealed:
-                self.revealed = True
-                out.append(self.player.reveal())
+                self._due.append(("reveal",))
         self._drain()
         self.changed = True
+        signed = early + self._send(out)
+        if not defer:
+            signed += self.flush()
+        return signed
+
+    @property
+    def work_due(self) -> bool:
+        """Whether `flush` has protocol work to do."""
+        return bool(self._due)
+
+    def flush(self) -> list[Signed]:
+        """The protocol work the last action called for (see `receive`)."""
+        due, self._due = self._due, []
+        out: list[PMessage] = []
+        try:
+            for item in due:
+                if item[0] == "refill":
+                    _, seats, taker, taken = item
+                    batch = len(self.player.t.schedule.batches)
+                    self.player.expect_refill(seats, None if taker < 0 else taker, taken)
+                    table = self.player.t.on_table if taken is None else taken
+                    cards = () if taker < 0 else tuple(int(c) for c in table)
+                    out += self.player.receive(Refill(0, batch, tuple(seats), taker, cards))
+                elif item[0] == "return":
+                    back = item[1]
+                    self.player.expect_return(*back)
+                    out += self.player.receive(Return(0, *back))
+                elif not self.revealed:
+                    self.revealed = True
+                    out.append(self.player.reveal())
+        except pv.RemoteProtocolError as e:
+            raise IllegalMove(f"card privacy: {e}") from None
+        self._drain()
         return self._send(out)
 
     def _drain(self) -> None:
@@ -440,10 +472,11 @@ class SeatGame:
 
     def reveal_now(self) -> list[Signed]:
         """The game was ended for us (a seat forfeited): reveal our key for the audit."""
+        early = self.flush() if self._due else []
         if self.revealed:
-            return []
+            return early
         self.revealed = True
-        return self._send([self.player.reveal()])
+        return early + self._send([self.player.reveal()])
 
     def result(self) -> GameResult | None:
         return None if self.game is None else self.game.result
@@ -452,13 +485,19 @@ class SeatGame:
         """Everything but the signing key, for the client's file (0600, data dir)."""
         # The seat's copy of the privacy log is never read again (the host's transcript is the
         # record); leaving it out makes saving several times cheaper.
+        # Nor is the seat engine's action log (the host's journal is the record).
         signer, self.signer = self.signer, None  # type: ignore[assignment]
         log, self.player.t.log = self.player.t.log, []
+        actions: list[Action] = []
+        if self.game is not None:
+            actions, self.game.log = self.game.log, []
         try:
             return pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL)
         finally:
             self.signer = signer
             self.player.t.log = log
+            if self.game is not None:
+                self.game.log = actions
 
     @staticmethod
     def thaw(data: bytes, signer: Signer) -> SeatGame:
@@ -466,6 +505,7 @@ class SeatGame:
         if not isinstance(seat, SeatGame):
             raise ValueError("not a saved seat")
         seat.signer = signer
+        seat.log_complete = False  # the privacy log was not saved: no audit of our own
         return seat
 
 

@@ -18,6 +18,7 @@ source it was not given.
 
 from __future__ import annotations
 
+import hashlib
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -156,8 +157,35 @@ def _strip_step(chunk: Chunk) -> str:
     return f"strip/{chunk.batch}/{chunk.owner}"
 
 
+_CARD_ACTIONS = frozenset({"attack", "cover", "transfer", "show"})
+"""The actions (records.md ``do``) that put a card on the table or show it: `Play` only."""
+
+
+def _names(action: Mapping[str, Any], card: Card) -> bool:
+    """Whether a signed action (records.md form) plays or shows ``card``."""
+    if action.get("do") not in _CARD_ACTIONS:
+        return False
+    cards = action.get("cards")
+    return action.get("card") == str(card) or (isinstance(cards, list) and str(card) in cards)
+
+
+def _shuffle_digest(before: Sequence[Point], after: Sequence[Point]) -> bytes:
+    """What a shuffle stage's signature binds: its input stage and its output stage."""
+    return hashlib.sha512(
+        b"localdurak/shuffle/v1"
+        + len(before).to_bytes(2, "little")
+        + b"".join(before)
+        + b"".join(after)
+    ).digest()
+
+
 def _signed(index: int, action: Mapping[str, Any]) -> bytes:
-    return canonical({"index": index, "action": dict(action)})
+    try:
+        return canonical({"index": index, "action": dict(action)})
+    except (TypeError, ValueError, RecursionError):
+        # Bytes, a set, a nesting too deep: nothing JSON can sign.  In `Transcript.accept` this
+        # becomes the sender's fault, never a TypeError that escapes the state machine.
+        raise LocalProtocolError("the action is not a JSON object, it cannot be signed") from None
 
 
 # --- the public state -----------------------------------------------------------------------
@@ -258,7 +286,7 @@ class Transcript:
             elif isinstance(msg, Commit):
                 self._commit(msg, verify)
             elif isinstance(msg, Shuffle):
-                self._shuffle(msg)
+                self._shuffle(msg, verify)
             elif isinstance(msg, Refill):
                 self._refill(msg)
             elif isinstance(msg, Return):
@@ -277,6 +305,10 @@ class Transcript:
                 raise RemoteProtocolError(None, "not a card-privacy message")
         except (InvalidPoint, InvalidScalar) as e:
             raise RemoteProtocolError(msg.seat, f"{msg.KIND}: {e}") from None
+        except LocalProtocolError as e:
+            # Only a message can drive the transcript: a check that cannot run yet (no game id,
+            # no commitment, a position still on its ring pass) is the sender's fault.
+            raise RemoteProtocolError(msg.seat, f"{msg.KIND} out of its step: {e}") from None
         self.log.append(msg)
         return chunk
 
@@ -302,7 +334,11 @@ class Transcript:
             raise RemoteProtocolError(msg.seat, "the proof of knowledge of its key is wrong")
         self.keys[msg.seat] = y
 
-    def _shuffle(self, msg: Shuffle) -> None:
+    def previous_stage(self) -> tuple[Point, ...]:
+        """The stage the next shuffler starts from: the last one, or the canonical deck."""
+        return self.decks[-1] if self.decks else self.deck_points
+
+    def _shuffle(self, msg: Shuffle, verify: bool) -> None:
         j = len(self.decks)
         if not self.all_committed():
             raise RemoteProtocolError(msg.seat, "shuffled before every key was committed")
@@ -316,6 +352,14 @@ class Transcript:
             raise RemoteProtocolError(msg.seat, "its shuffled deck holds a card twice")
         if any(len(p) != 32 for p in msg.deck):
             raise RemoteProtocolError(msg.seat, "its shuffled deck holds something not a point")
+        # Signed by its shuffler over the input in our transcript and its output: a stage the
+        # host forged, or one made from another input than ours (the host equivocating), is
+        # refused here instead of pinning a substitution on an honest shuffler at the audit.
+        ctx = self.ctx(msg.seat, "shuffle", (), _shuffle_digest(self.previous_stage(), msg.deck))
+        if verify and not schnorr_verify(self.key_of(msg.seat), msg.proof, ctx):
+            raise RemoteProtocolError(
+                msg.seat, "its shuffle is not signed by its key over the deck it was given"
+            )
         # Validity of each point: checked by the next multiplication (noclamp refuses anything
         # outside the prime-order group), and by the host explicitly (Host._check_deck).
         self.decks.append(msg.deck)
@@ -331,18 +375,18 @@ class Transcript:
 
     def _refill(self, msg: Refill) -> None:
         if self.final_deck is None:
-            raise RemoteProtocolError(msg.seat, "a refill before the deal")
+            raise RemoteProtocolError(None, "a refill before the deal")
         if msg.batch != len(self.schedule.batches):
-            raise RemoteProtocolError(msg.seat, f"refill batch {msg.batch} is out of order")
+            raise RemoteProtocolError(None, f"refill batch {msg.batch} is out of order")
         if not -1 <= msg.taker < self.n:
-            raise RemoteProtocolError(msg.seat, f"seat {msg.taker} cannot take")
+            raise RemoteProtocolError(None, f"seat {msg.taker} cannot take")
         taken = set(msg.taken)
         if not taken <= set(self.on_table) or (msg.taker < 0 and taken):
-            raise RemoteProtocolError(msg.seat, "a refill takes cards that are not on the table")
+            raise RemoteProtocolError(None, "a refill takes cards that are not on the table")
         try:
             self.schedule.refill(msg.seats)
         except ScheduleError as e:
-            raise RemoteProtocolError(msg.seat, str(e)) from None
+            raise RemoteProtocolError(None, str(e)) from None
         # The bout is over: the table goes to the taker (R-B8; R-P5: only the uncovered cards)
         # and the rest to the discard (R-B10a).
         for card in self.on_table:
@@ -355,10 +399,14 @@ class Transcript:
 
     def _return(self, msg: Return) -> None:
         """R-S3: cards go back from the table to the hands they came from, public there."""
-        if len(msg.cards) != len(msg.owners) or not set(msg.cards) <= set(self.on_table):
-            raise RemoteProtocolError(msg.seat, "returns cards that are not on the table")
+        if (
+            len(msg.cards) != len(msg.owners)
+            or len(set(msg.cards)) != len(msg.cards)  # one card cannot go back to two hands
+            or not set(msg.cards) <= set(self.on_table)
+        ):
+            raise RemoteProtocolError(None, "returns cards that are not on the table")
         if not all(0 <= o < self.n for o in msg.owners):
-            raise RemoteProtocolError(msg.seat, "returns a card to a seat not at the table")
+            raise RemoteProtocolError(None, "returns a card to a seat not at the table")
         for card, owner in zip(msg.cards, msg.owners, strict=True):
             self.on_table.remove(CARDS[card])
             self.taken[CARDS[card]] = owner
@@ -583,6 +631,10 @@ class Transcript:
         self._check_holding(
             msg.seat, msg.position, card, step, _signed(msg.index, msg.action), msg.proof, verify
         )
+        if not _names(msg.action, card):
+            # The proof signs the action, and the engines apply the action: a proof for one card
+            # under an action that plays another would let a seat play a card it does not hold.
+            raise RemoteProtocolError(msg.seat, f"its signed action does not name {card}")
         self.last_index[msg.seat] = msg.index
         if msg.shown:
             self.shown_cards.add(card)
@@ -595,6 +647,10 @@ class Transcript:
 
     def _act(self, msg: Act, verify: bool) -> None:
         self._index(msg.seat, msg.index)
+        if msg.action.get("do") in _CARD_ACTIONS:
+            raise RemoteProtocolError(
+                msg.seat, f"a {msg.action.get('do')} needs its card played with a proof, not an act"
+            )
         ctx = self.ctx(msg.seat, "act", (), _signed(msg.index, msg.action))
         if verify and not schnorr_verify(self.key_of(msg.seat), msg.proof, ctx):
             raise RemoteProtocolError(msg.seat, "its action is not signed by its key")
@@ -738,7 +794,7 @@ class Player:
             expected = self._expected_returns.popleft() if self._expected_returns else None
             if expected != (tuple(msg.cards), tuple(msg.owners)):
                 raise RemoteProtocolError(
-                    msg.seat, "returned cards to hands that our own engine did not (R-S3)"
+                    None, "the host returned cards to hands that our own engine did not (R-S3)"
                 )
         chunk = self.t.accept(msg, verify=not own)
         out: list[Message] = []
@@ -792,9 +848,9 @@ class Player:
             expected = (expected[0], expected[1], table)
         if expected != (tuple(msg.seats), msg.taker, frozenset(msg.taken)):
             raise RemoteProtocolError(
-                msg.seat,
-                f"asked for a refill to seats {list(msg.seats)} that our own engine did not "
-                "schedule (refused: no decryption oracle)",
+                None,  # the host's message: its seat field does not name who hosts
+                f"the host asked for a refill to seats {list(msg.seats)} that our own engine "
+                "did not schedule (refused: no decryption oracle)",
             )
         self._expected_refills.popleft()
 
@@ -811,7 +867,11 @@ class Player:
         for i in range(len(layered) - 1, 0, -1):
             j = int.from_bytes(self._rng(8), "little") % (i + 1)
             layered[i], layered[j] = layered[j], layered[i]
-        return Shuffle(self.seat, tuple(layered))
+        return self._signed_shuffle(deck, tuple(layered))
+
+    def _signed_shuffle(self, before: Sequence[Point], after: tuple[Point, ...]) -> Shuffle:
+        ctx = self.t.ctx(self.seat, "shuffle", (), _shuffle_digest(before, after))
+        return Shuffle(self.seat, after, schnorr_prove(self._rng, self._k, self.key, ctx))
 
     def _begin_batch(self, batch: int) -> list[Message]:
         out: list[Message] = []

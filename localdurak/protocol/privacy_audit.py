@@ -28,10 +28,22 @@ from ..game.actions import Action, Do, GameResult
 from ..game.cards import CARDS, Card
 from ..game.engine import Game
 from ..game.rules import Rules
+from .cardpoints import CARD_POINTS
 from .group import GROUP, InvalidPoint, Scalar
-from .privacy import RemoteProtocolError, Transcript
-from .privacy_messages import Commit, KeyReveal, Message, Play, Refill, Return
+from .privacy import RemoteProtocolError, Transcript, _shuffle_digest, _signed
+from .privacy_messages import (
+    Act,
+    Answer,
+    Commit,
+    KeyReveal,
+    Message,
+    Play,
+    Refill,
+    Return,
+    Shuffle,
+)
 from .privacy_record import transcript_from_dict
+from .proofs import dleq_verify, schnorr_verify
 from .schedule import Setup
 
 
@@ -66,8 +78,13 @@ class AuditReport:
         return tuple(sorted({f.seat for f in self.faults if f.seat is not None}))
 
 
-def audit(record: Any) -> AuditReport:
-    """Audit a game record (a dict as records.md describes, with a ``"privacy"`` key)."""
+def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
+    """Audit a game record (a dict as records.md describes, with a ``"privacy"`` key).
+
+    ``require_actions``: a record whose log holds signed actions must carry them (``localdurak
+    audit`` asks for it: deleting the actions must not skip the rules check).  Off by default
+    for callers that audit a transcript without the engine's actions.
+    """
     if not isinstance(record, Mapping) or "privacy" not in record:
         raise NotARecord("not a game record with a card-privacy transcript ('privacy')")
     try:
@@ -77,27 +94,49 @@ def audit(record: Any) -> AuditReport:
 
     faults: list[AuditFault] = []
     for r in refused:
+        # The host alone writes "refused", and refused messages were never relayed, so nothing
+        # here proves who sent them (a host could name anybody): listed, but not a verdict on
+        # the seat.  What the log proves names seats below.
         seat = r.get("seat")
+        who = f"seat {seat}" if isinstance(seat, int) else "an unnamed sender"
         faults.append(
             AuditFault(
-                seat if isinstance(seat, int) else None,
-                f"refused during the game: {r.get('reason')}",
+                None,
+                f"the host refused a message from {who} during the game (its word): "
+                f"{r.get('reason')}",
             )
         )
 
     t = Transcript(setup)
     t.audit_keys = _revealed_inverses(log)
+    stopped = False
     for i, msg in enumerate(log):
+        if stopped and not isinstance(msg, KeyReveal):
+            # The game cannot be followed past a bad message; the keys revealed after it (the
+            # game was stopped) are still read, or every seat would be named for hiding its key.
+            continue
         try:
             t.accept(msg)
         except RemoteProtocolError as e:
-            faults.append(
-                AuditFault(e.seat, f"{e.reason} (message {i} of the log, accepted by the host)")
-            )
-            break
+            # A refused message leaves the transcript as it was: judge it in that state.
+            if e.seat is not None and not _proven(t, msg):
+                # The host writes the log: a message in a seat's name without that seat's valid
+                # signature (or a copy of one already in the log) could be anybody's.
+                faults.append(
+                    AuditFault(
+                        None,
+                        f"message {i} of the log, in seat {e.seat}'s name, accepted by the host: "
+                        f"{e.reason} (nothing shows seat {e.seat} made it)",
+                    )
+                )
+            else:
+                faults.append(
+                    AuditFault(e.seat, f"{e.reason} (message {i} of the log, accepted by the host)")
+                )
+            stopped = True
         except ValueError as e:  # a log out of order: the host's record is wrong
             faults.append(AuditFault(None, f"message {i} of the log cannot come here: {e}"))
-            break
+            stopped = True
     # Every strip the log holds, verified (live, players verify only what they need), and
     # every batch complete: a missing layer removal means a game cut short or a record cut.
     incomplete = t.final_deck is None
@@ -109,7 +148,12 @@ def audit(record: Any) -> AuditReport:
             try:
                 t.verify_chain(chunk)
             except RemoteProtocolError as e:
-                faults.append(AuditFault(e.seat, e.reason))
+                # A wrong layer removal carries no valid proof, so nothing shows its seat made
+                # it rather than the host that wrote the log: reported, no seat named.
+                who = f"seat {e.seat}" if e.seat is not None else "someone"
+                faults.append(
+                    AuditFault(None, f"{who} (its name in the log, nothing proves it): {e.reason}")
+                )
             if not t.complete(chunk):
                 incomplete = True
     t.ensure_public()
@@ -173,17 +217,117 @@ def audit(record: Any) -> AuditReport:
                 )
 
     # The record's own deck, if it has one, must be the deck the protocol dealt.
-    if "deck" in record and deck_ok and list(record["deck"]) != [str(c) for c in decoded]:
+    rdeck = record.get("deck")
+    if (
+        "deck" in record
+        and deck_ok
+        and (not isinstance(rdeck, list) or rdeck != [str(c) for c in decoded])
+    ):
         faults.append(AuditFault(None, "the record's deck is not the deck the protocol dealt"))
 
     cards = tuple(c for c in decoded if c is not None) if deck_ok else None
-    if cards is not None and record.get("actions"):
-        faults += _check_actions(record, setup, t, cards)
+    signed = _signed_actions(t.log)
+    if record.get("actions"):
+        faults += _check_signed(record["actions"], signed)
+        if cards is not None:
+            faults += _check_actions(record, setup, t, cards)
+    elif signed and require_actions:
+        # Deleting the actions must not skip the rules: the seats signed these moves.
+        faults.append(
+            AuditFault(
+                None,
+                f"the record has no actions though the seats signed {len(signed)}: "
+                "the game cannot be checked against the rules",
+            )
+        )
     return AuditReport(
         _with_incomplete(faults, incomplete),
         cards,
         {"messages": len(log), "positions": len(decoded)},
     )
+
+
+def _signed_actions(log: Sequence[Message]) -> list[tuple[int, dict[str, Any]]]:
+    """The game actions the seats signed, in the host's order: one per `Act`, one per `Play`
+    except that the plays of one multi-card attack (consecutive, the same signed action) are
+    one action."""
+    out: list[tuple[int, dict[str, Any]]] = []
+    run = 0
+    for m in log:
+        if isinstance(m, Act):
+            out.append((m.seat, dict(m.action)))
+            run = 0
+        elif isinstance(m, Play):
+            cards = m.action.get("cards")
+            width = len(cards) if isinstance(cards, list) else 1
+            if run and out[-1] == (m.seat, dict(m.action)) and run < width:
+                run += 1
+            else:
+                out.append((m.seat, dict(m.action)))
+                run = 1
+    return out
+
+
+def _check_signed(
+    actions: Any, signed: Sequence[tuple[int, Mapping[str, Any]]]
+) -> list[AuditFault]:
+    """Promise 5: every action of the record is the one its seat signed, and no signed action
+    is missing (the host orders, it does not forge)."""
+    if not isinstance(actions, list):
+        return [AuditFault(None, "the record's actions are not a list")]
+    for i, (raw, (seat, mine)) in enumerate(zip(actions, signed, strict=False)):
+        try:
+            theirs = Action.from_dict(mine, seat=seat)
+            ok = theirs.seat == seat and Action.from_dict(raw).to_dict() == theirs.to_dict()
+        except (ValueError, TypeError):
+            ok = False
+        if not ok:
+            return [AuditFault(None, f"action {i} of the record is not the one seat {seat} signed")]
+    if len(actions) != len(signed):
+        return [
+            AuditFault(
+                None,
+                f"the record has {len(actions)} actions, the seats signed {len(signed)}",
+            )
+        ]
+    return []
+
+
+def _proven(t: Transcript, msg: Message) -> bool:
+    """Whether ``msg`` (not yet accepted into ``t``) carries its seat's valid signature or proof
+    for the state ``t`` holds, and is not a copy of a message already in the log: only then
+    does a fault it causes prove its seat at fault."""
+    if msg in t.log or t.game_id is None or not 0 <= msg.seat < t.n:
+        return False
+    try:
+        if isinstance(msg, Commit):
+            return schnorr_verify(GROUP.check(msg.key), msg.proof, t.ctx(msg.seat, "commit"))
+        y = t.key_of(msg.seat)
+        if isinstance(msg, Shuffle):
+            digest = _shuffle_digest(t.previous_stage(), msg.deck)
+            return schnorr_verify(y, msg.proof, t.ctx(msg.seat, "shuffle", (), digest))
+        if isinstance(msg, Act):
+            ctx = t.ctx(msg.seat, "act", (), _signed(msg.index, msg.action))
+            return schnorr_verify(y, msg.proof, ctx)
+        if isinstance(msg, Play | Answer):
+            if isinstance(msg, Play):
+                step = "show" if msg.shown else "play"
+                extra = _signed(msg.index, msg.action)
+            else:
+                step = f"not-me/{msg.rank}" if msg.position < 0 else f"show-lowest/{msg.rank}"
+                extra = b""
+            if msg.position < 0:
+                return schnorr_verify(y, msg.proof, t.ctx(msg.seat, step, (), extra))
+            ctx = t.ctx(msg.seat, step, (msg.position,), extra)
+            if msg.position in t.public:
+                return schnorr_verify(y, msg.proof, ctx)
+            if not 0 <= msg.card < 52:
+                return False
+            _, z = t.position_value(msg.position)
+            return dleq_verify(y, CARD_POINTS[CARDS[msg.card]], z, msg.proof, ctx)
+    except (ValueError, OverflowError):  # the protocol's errors, a position out of range
+        return False
+    return False
 
 
 def _revealed_inverses(log: Sequence[Message]) -> dict[int, Scalar]:
@@ -249,6 +393,18 @@ def _check_actions(
         game = Game.deal(rules, setup.seats, setup.dealer, deck, previous=previous)
     except (ValueError, TypeError) as e:
         return [AuditFault(None, f"the record's rules or actions cannot be replayed: {e}")]
+    first = t.first_attacker
+    if setup.lowest_trump and first is not None and first.seat != game.attacker:
+        # Everybody's engine started from the protocol's R-F1 answer; when a false "not me"
+        # (named above) made it wrong, replaying from the true one would name the innocent seat
+        # that attacked as the table expected.
+        return [
+            AuditFault(
+                None,
+                f"R-F1 gave the first attack to seat {first.seat}, the dealt cards to seat "
+                f"{game.attacker}: the actions are not checked against the rules",
+            )
+        ]
     faults: list[AuditFault] = []
     played: list[tuple[int, int, bool]] = []
     bout_ends: list[tuple[Any, ...]] = []
@@ -280,17 +436,20 @@ def _check_actions(
         faults.append(
             AuditFault(None, f"the record's card actions and the cards proven differ {where}")
         )
-    moves: list[tuple[tuple[Any, ...], int]] = []
+    moves: list[tuple[Any, ...]] = []
     for m in t.log:
         if isinstance(m, Refill):
-            moves.append((("refill", m.seats, m.taker, frozenset(m.taken)), m.seat))
+            moves.append(("refill", m.seats, m.taker, frozenset(m.taken)))
         elif isinstance(m, Return):
-            moves.append((("return", m.cards, m.owners), m.seat))
-    for k, (move, host) in enumerate(moves):
+            moves.append(("return", m.cards, m.owners))
+    for k, move in enumerate(moves):
         if k >= len(bout_ends) or bout_ends[k] != move:
+            # The host's message (its seat field is 0 whoever hosts): the host/record's fault.
             rules_ids = "R-B12, R-B8" if move[0] == "refill" else "R-S3"
             faults.append(
-                AuditFault(host, f"{move[0]} {k + 1} does not follow the rules ({rules_ids})")
+                AuditFault(
+                    None, f"the host's {move[0]} {k + 1} does not follow the rules ({rules_ids})"
+                )
             )
     return faults
 

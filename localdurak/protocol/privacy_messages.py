@@ -81,11 +81,15 @@ class Commit(_Message):
 
 @dataclass(frozen=True, slots=True)
 class Shuffle(_Message):
-    """Step 2: deck_j = π_j(k_j·deck_{j−1}), the seat's shuffle stage."""
+    """Step 2: deck_j = π_j(k_j·deck_{j−1}), the seat's shuffle stage, with a Schnorr signature
+    over its input and output stages (so the host can neither forge a stage nor feed a
+    shuffler another input than the one in the log)."""
 
     KIND: ClassVar[str] = "shuffle"
+    BYTES: ClassVar[frozenset[str]] = frozenset({"proof"})
     BYTES_LISTS: ClassVar[frozenset[str]] = frozenset({"deck"})
     deck: tuple[bytes, ...]
+    proof: bytes = b""
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +213,10 @@ def _convert(cls: type[_Message], name: str, value: Any, hexed: bool) -> Any:
     if name == "action":
         if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
             raise MessageError(f"{cls.KIND}.action must be a map")
+        try:
+            canonical(value)  # what the proof signs: it must be JSON
+        except (TypeError, ValueError, RecursionError):
+            raise MessageError(f"{cls.KIND}.action must be a JSON object") from None
         return dict(value)
     if name == "shown":
         if not isinstance(value, bool):

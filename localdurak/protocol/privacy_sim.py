@@ -13,14 +13,14 @@ from typing import Any, Protocol
 
 import msgpack
 
-from ..game.actions import Action, Do
+from ..game.actions import Action, Do, GameResult
 from ..game.cards import Card, Suit
 from ..game.engine import Game
 from ..game.rules import Rules
 from .group import GROUP, RandomBytes
 from .privacy import Event, Host, Player
 from .privacy_audit import bout_taker, returned_cards
-from .privacy_messages import Message, message_from_dict
+from .privacy_messages import Message, Shuffle, message_from_dict
 
 Tap = Callable[[str, int, Message], None]
 """(direction "to_host" | "to_player", seat, message)."""
@@ -63,6 +63,10 @@ class MemoryTable:
         for m in msgs:
             if self.tamper is not None:
                 changed = self.tamper(seat, m)
+                if changed is not m and isinstance(changed, Shuffle):
+                    # A cheating client signs the stage it really sends.
+                    p = self.players[seat]
+                    changed = p._signed_shuffle(p.t.previous_stage(), changed.deck)
                 if changed is not m:
                     # A cheating client: its own software knows what it really sent.
                     self.players[seat]._sent.append(changed)
@@ -241,13 +245,21 @@ def _cheats(game: Game, seat: int) -> list[Action]:
     return [a for a in out if game.can_apply(a)]
 
 
-def play_engine_game(tab: MemoryTable, rules: Rules, rng: Chooser, max_steps: int = 3000) -> Game:
+def play_engine_game(
+    tab: MemoryTable,
+    rules: Rules,
+    rng: Chooser,
+    max_steps: int = 3000,
+    *,
+    previous: GameResult | None = None,
+) -> Game:
     """Play a whole game with the rules engine choosing random legal actions, every action
     going through the protocol: cards played or shown with their proofs, other actions
     signed, each bout's end and refill (``Game.refill_schedule()``) as one batch.  After every
-    bout each seat's protocol hand must equal the engine's."""
+    bout each seat's protocol hand must equal the engine's.  ``previous``: a later game's
+    previous result (R-F2; the setup then has no R-F1 step)."""
     n = tab.setup.seats
-    game = Game.deal(rules, n, tab.setup.dealer, dealt_deck(tab))
+    game = Game.deal(rules, n, tab.setup.dealer, dealt_deck(tab), previous=previous)
     first = tab.host.t.first_attacker
     if tab.setup.lowest_trump:
         assert first is not None and first.seat == game.attacker, (first, game.attacker)

@@ -209,12 +209,14 @@ class Schedule:
             raise ScheduleError(
                 f"a refill of {len(seats)} cards but only {self.stock_left} left in the stock"
             )
+        # Check every seat before drawing anything: a refused refill changes nothing.
+        for seat in seats:
+            if not 0 <= seat < self.setup.seats:
+                raise ScheduleError(f"seat {seat} is not at the table")
         batch = len(self.batches)
         per_owner: dict[int, list[int]] = {}
         turned = self.setup.turned_position
         for seat in seats:
-            if not 0 <= seat < self.setup.seats:
-                raise ScheduleError(f"seat {seat} is not at the table")
             p = self._stock[self._drawn]
             self._drawn += 1
             self.holder[p] = seat
