@@ -36,7 +36,7 @@ def run_suite(name: str, tmp: Path) -> dict[str, Any]:
     if name == "load":
         from tests.soak.load import run_load
 
-        return asyncio.run(run_load(tmp, idle=50, games=4))
+        return asyncio.run(run_load(tmp, idle=50, games=6))
     if name == "endurance":
         from tests.soak.endurance import run_endurance
 

@@ -96,7 +96,9 @@ async def _probe(port: int, stop: asyncio.Event, answered: list[float], failed: 
             await asyncio.wait_for(stop.wait(), 0.5)
 
 
-async def run_load(tmp: Path, *, idle: int, games: int, seed: int = 1) -> dict[str, Any]:
+async def run_load(
+    tmp: Path, *, idle: int, games: int, deck: int = 36, seed: int = 1
+) -> dict[str, Any]:
     host = Proc(
         localdurak(
             "host",
@@ -115,7 +117,7 @@ async def run_load(tmp: Path, *, idle: int, games: int, seed: int = 1) -> dict[s
             "--games",
             "1000",
             "--deck",
-            "52",
+            str(deck),
             "--record-dir",
             str(tmp / "records"),
         ),
@@ -193,6 +195,7 @@ async def run_load(tmp: Path, *, idle: int, games: int, seed: int = 1) -> dict[s
     return {
         "idle_connections": idle,
         "games_per_phase": games,
+        "deck": deck,
         "actions_timed_quiet": len(quiet),
         "actions_timed_loaded": len(loaded),
         "quiet_p50_ms": round(percentile(quiet, 50) * 1000, 1),

@@ -7,7 +7,7 @@ from pathlib import Path
 from tests.soak.common import FULL
 from tests.soak.load import run_load
 
-GAMES = 4 if FULL else 1
+GAMES = 6 if FULL else 1
 
 
 async def test_idle_and_slow_connections_keep_latency_within_twice_quiet(tmp_path: Path) -> None:
@@ -18,7 +18,7 @@ async def test_idle_and_slow_connections_keep_latency_within_twice_quiet(tmp_pat
     else:
         # One game per phase in CI: its p99 is its slowest action, the host's stall after the
         # deal or at the end (see load.py), as long in both phases but noisy on a shared
-        # runner; the median compares the steady play.
-        assert out["p50_ratio"] <= 2.0, out
+        # runner; the median compares the steady play (50 ms for scheduling noise).
+        assert out["loaded_p50_ms"] <= 2 * out["quiet_p50_ms"] + 50, out
     # The table kept answering newcomers all along (within PROBE_TIMEOUT).
     assert out["probes_failed"] == [] and out["probes_answered"] >= 2, out
