@@ -201,7 +201,13 @@ class Fuzzer:
                 writer.write(encode_frame(m.message_to_wire(cmd)))
             else:
                 hello = m.message_to_wire(m.Hello(features=(), software="fuzz"))
-                writer.write(_mutate(rng, hello) if rng.random() < 0.8 else encode_frame(hello))
+                r = rng.random()
+                if r < 0.1:  # a well-formed hello from a program too new or too old
+                    v = rng.choice([0, rng.randrange(2, 0x10000)])
+                    hello.update(version=v, min_version=v)
+                    writer.write(encode_frame(hello))
+                else:
+                    writer.write(_mutate(rng, hello) if r < 0.85 else encode_frame(hello))
             self.sent += 1
             frame = await _read_frame(reader)
             if frame is not None and frame.get("t") == "welcome":

@@ -19,6 +19,11 @@ async def test_hostile_frames_and_messages_change_nothing_and_get_clear_errors(
     assert out["unanswered"] == [] and out["wrong"] == [], (out["unanswered"], out["wrong"])
     # Every kind was sent and got one of its refusals; the state checks ran between moves.
     assert set(out["kinds"]) == set(EXPECTED)
+    for code in ("bad_frame", "bad_message", "too_new", "auth_failed", "forbidden"):
+        assert out["codes"].get(code, 0) > 0, (code, out["codes"])
+    for code in ("table_full", "unavailable", "tls"):
+        assert out["codes"].get(code, 0) > 0, (code, out["codes"])
+    assert out["codes"].get("not_your_turn", 0) + out["codes"].get("illegal_move", 0) > 0
     assert out["bursts_with_state_unchanged"] >= 5
     assert out["games"] >= 1 and out["records_clean"] == out["games"]
     # Memory and descriptors bounded: after warm-up they grow by less than a fixed bound.
