@@ -7,7 +7,7 @@ of all parties together, sequential hops, bytes on the wire.  Then the headline:
 critical path, and the floor (group operations on the critical path × measured time of one).
 
 Phases are attributed by the message being handled: the work a message triggers counts in its
-phase (seat 0's shuffle in "commit", the first layer removals in "deal" with the final deck).
+phase (seat 0's shuffle in "commit", the seeds and the first layer removals in "deal").
 Times are CPU time of the running thread (``time.thread_time``), so other work on a shared
 machine does not inflate them.  The critical path comes from a discrete-event replay in one
 process: every party (each player,
@@ -83,7 +83,9 @@ def phase_of(msg: Message, setup: Setup) -> str:
     if kind in ("nonce", "commit"):
         return "commit"
     if kind == "shuffle":
-        return "deal" if msg.seat == setup.seats - 1 else "shuffle"
+        return "shuffle"
+    if kind == "seed":  # the last seed orders the deck and starts the deal's layer removals
+        return "deal"
     if kind == "strip":
         return "deal" if msg.batch == 0 else "refill"  # type: ignore[union-attr]
     if kind == "refill":

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from localdurak.protocol.privacy import Transcript, deal_order
 from localdurak.protocol.privacy_sim import MemoryTable, play_scripted_game
 from localdurak.protocol.schedule import Setup
 
@@ -21,4 +22,23 @@ def table(n: int, deck: int, *, seed: int = 1, dealer: int | None = None, **kw: 
     return MemoryTable(setup, rngs(n, seed), **kw)
 
 
-__all__ = ["play_scripted_game", "rngs", "table"]
+def order_of(n: int, deck: int, **kw: Any) -> tuple[int, ...]:
+    """The deal order (step 2b) a `table` with these arguments will use: its seeds come from
+    the seeded random sources, so a test can aim a cheat at a dealt position, which a real
+    shuffler cannot (it shuffles before any seed is revealed)."""
+    kw.pop("tamper", None)
+    tab = table(n, deck, **kw)
+    t = Transcript(tab.setup)
+    for p in tab.players:
+        for msg in p.start():
+            t.accept(msg)
+    assert t.game_id is not None
+    return deal_order(t.game_id, [p._seed for p in tab.players], deck)
+
+
+def slot_dealt_at(position: int, n: int, deck: int, **kw: Any) -> int:
+    """The shuffle-stage slot that a `table` with these arguments deals at ``position``."""
+    return order_of(n, deck, **kw)[position]
+
+
+__all__ = ["order_of", "play_scripted_game", "rngs", "slot_dealt_at", "table"]

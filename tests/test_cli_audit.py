@@ -11,7 +11,7 @@ import pytest
 from localdurak.cli.main import main
 from localdurak.protocol.group import GROUP
 from localdurak.protocol.privacy_messages import Message, Shuffle
-from tests.privacy_play import table
+from tests.privacy_play import slot_dealt_at, table
 
 
 def write(tmp_path: Path, record: object) -> str:
@@ -33,9 +33,12 @@ def test_audit_names_the_cheating_seat(tmp_path: Path, capsys: pytest.CaptureFix
 
     def tamper(sender: int, msg: Message) -> Message:
         if isinstance(msg, Shuffle) and sender == 2:
-            return replace(msg, deck=(*msg.deck[:-1], stranger))
+            deck = list(msg.deck)
+            deck[bottom] = stranger  # lands at the bottom of the stock: the deal goes through
+            return replace(msg, deck=tuple(deck))
         return msg
 
+    bottom = slot_dealt_at(35, 3, 36, seed=4)
     tab = table(3, 36, seed=4, tamper=tamper)
     tab.start()
     tab.reveal()
@@ -64,5 +67,10 @@ def test_audit_refuses_a_record_without_privacy(
     record = {"format": "localdurak-record/1", "seats": 2, "dealer": 0, "actions": []}
     assert main(["audit", write(tmp_path, record)]) == 2
     assert "privacy" in capsys.readouterr().err
-    broken = dict(record, privacy={"format": "localdurak-privacy/1", "setup": {}, "log": []})
+    broken = dict(record, privacy={"format": "localdurak-privacy/2", "setup": {}, "log": []})
     assert main(["audit", write(tmp_path, broken)]) == 2
+    capsys.readouterr()
+    # A transcript of the protocol before step 2b (no seeds) is not replayed as this one.
+    old = dict(record, privacy={"format": "localdurak-privacy/1", "setup": {}, "log": []})
+    assert main(["audit", write(tmp_path, old)]) == 2
+    assert "localdurak-privacy/2" in capsys.readouterr().err

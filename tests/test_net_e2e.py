@@ -7,7 +7,6 @@ Every host here runs with advertising off (mDNS only inside namespaces: test_net
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -65,11 +64,18 @@ def join(
             name,
             *args,
         ),
-        env_for(tmp_path / name),
+        # Trace lines ("applied" per action), unbuffered: a test can tell the game is on.
+        env_for(tmp_path / name, LOCALDURAK_TRACE="1", PYTHONUNBUFFERED="1"),
         name,
     )
     procs.append(p)
     return p
+
+
+def mid_game(client: Proc, actions: int = 12) -> None:
+    """Wait until ``client`` has applied some actions of the game: it is being played."""
+    for _ in range(actions):
+        client.event("applied", 60)
 
 
 def check_record(path: str) -> dict[str, Any]:
@@ -116,7 +122,7 @@ def test_a_client_killed_mid_game_starts_again_and_the_game_completes(
     a = join(tmp_path, procs, listening, "alice", "--delay", "0.03")
     join(tmp_path, procs, listening, "bob", "--delay", "0.03")
     h.event("game_started")
-    time.sleep(1.5)  # mid-game
+    mid_game(a)
     a.kill()  # kill -9
     away = h.event("away")
     a2 = join(tmp_path, procs, listening, "alice", "--delay", "0.03")
@@ -134,10 +140,10 @@ def test_the_host_killed_mid_game_resumes_from_its_journal_and_the_game_complete
 ) -> None:
     h = host(tmp_path, procs, "--seats", "3", "--bots", "1", "--bot-delay", "0.02")
     listening = h.event("listening")
-    join(tmp_path, procs, listening, "alice", "--delay", "0.02")
+    alice = join(tmp_path, procs, listening, "alice", "--delay", "0.02")
     join(tmp_path, procs, listening, "bob", "--delay", "0.02")
     started = h.event("game_started")
-    time.sleep(1.5)  # mid-game
+    mid_game(alice)
     h.kill()  # kill -9
     h2 = Proc(localdurak("host", "--resume", started["journal"]), env_for(tmp_path / "host"), "h2")
     procs.append(h2)
@@ -159,7 +165,7 @@ def test_a_player_who_does_not_come_back_forfeits_he_is_the_durak(
     a = join(tmp_path, procs, listening, "alice", "--delay", "0.02")
     b = join(tmp_path, procs, listening, "bob", "--delay", "0.02")
     h.event("game_started")
-    time.sleep(1.0)
+    mid_game(a)
     a.kill()
     away = h.event("away")
     assert away["hold"] == 2
@@ -210,7 +216,7 @@ def test_a_client_that_lost_its_saved_seat_cannot_take_it_back_the_seat_forfeits
     listening = h.event("listening")
     a = join(tmp_path, procs, listening, "alice", "--delay", "0.03")
     h.event("game_started")
-    time.sleep(1.0)
+    mid_game(a)
     a.kill()
     away = h.event("away")
     for saved in (tmp_path / "alice" / "sessions").glob("*"):

@@ -296,3 +296,48 @@ async def test_a_session_saved_at_an_earlier_table_of_the_same_host_starts_afres
     bot.cancel()
     assert second.results and "forfeit" not in second.results[0]
     await s2.close()
+
+
+async def test_a_player_who_drops_in_the_lobby_comes_back_and_the_series_goes_on(
+    tmp_path: Path,
+) -> None:
+    ident = load_or_create(tmp_path / "host")
+    host = TableHost(
+        ident,
+        HostOptions(
+            name="Lobby",
+            seats=2,
+            bots=1,
+            rules=Rules(deck=24),
+            record_dir=tmp_path / "r",
+            port=0,
+            advertise=False,
+            host="127.0.0.1",
+            games=2,
+        ),
+    )
+    await host.start()
+    run = asyncio.create_task(host.run())
+    s = ClientSession(
+        load_or_create(tmp_path / "p"),
+        "Pat",
+        Address("127.0.0.1", host.port, ident.fingerprint),
+        state_dir=tmp_path / "p" / "s",
+    )
+    await s.start()
+    bot = asyncio.create_task(play_as_bot(s, "random"))
+    while not s.results:
+        await asyncio.wait_for(s.wait_changed(), 30)
+    bot.cancel()
+    # Between the games the connection drops: the seat is freed, the client comes back by
+    # itself, is seated again and resumes without breaking its event sequence.
+    assert s.channel is not None
+    await s.channel.close()
+    while s.reconnects == 0:
+        await asyncio.wait_for(s.wait_changed(), 15)
+    bot = asyncio.create_task(play_as_bot(s, "random"))
+    await asyncio.wait_for(run, 60)
+    bot.cancel()
+    assert len(host.results) == 2 and len(s.results) == 2
+    assert s.reconnects == 1  # once, and it stayed: no broken sequence after the resume
+    await s.close()

@@ -12,22 +12,21 @@ import pytest
 
 from localdurak.protocol.cardpoints import CARD_POINTS
 from localdurak.protocol.group import GROUP, T2
-from localdurak.protocol.privacy import LocalProtocolError, RemoteProtocolError
+from localdurak.protocol.privacy import LocalProtocolError, RemoteProtocolError, _signed
 from localdurak.protocol.privacy_audit import audit
 from localdurak.protocol.privacy_messages import (
     Act,
     Answer,
     KeyReveal,
     Message,
-    Nonce,
     Play,
     Refill,
     Shuffle,
     Strip,
 )
 from localdurak.protocol.privacy_sim import MemoryTable
-from localdurak.protocol.proofs import batch_dleq_prove, dleq_prove, schnorr_prove
-from tests.privacy_play import table
+from localdurak.protocol.proofs import Context, batch_dleq_prove, dleq_prove, schnorr_prove
+from tests.privacy_play import slot_dealt_at, table
 
 
 def torsion(p: bytes) -> bytes:
@@ -111,7 +110,8 @@ def substitute(seat: int, index: int) -> Callable[..., Message]:
 
 
 def test_substituted_card_caught_when_opened_and_named_by_the_audit() -> None:
-    tab = table(3, 36, tamper=substitute(2, 0))  # the last shuffler; position 0 is dealt
+    # The last shuffler; position 0 is dealt (the test knows the seeds, a shuffler cannot).
+    tab = table(3, 36, tamper=substitute(2, slot_dealt_at(0, 3, 36)))
     with pytest.raises(RemoteProtocolError, match="not a card of the deck") as e:
         tab.start()
     assert e.value.seat is None  # the owner cannot tell who; the audit can
@@ -121,7 +121,8 @@ def test_substituted_card_caught_when_opened_and_named_by_the_audit() -> None:
 
 
 def test_substituted_card_in_the_stock_named_by_the_audit() -> None:
-    tab = table(3, 36, tamper=substitute(2, 35))  # the bottom of the stock: never dealt here
+    # The slot that becomes the bottom of the stock: never dealt here.
+    tab = table(3, 36, tamper=substitute(2, slot_dealt_at(35, 3, 36)))
     tab.start()
     report = finish_with_audit(tab)
     assert not report.clean and report.guilty == (2,)
@@ -153,28 +154,24 @@ def test_strip_proof_made_with_the_wrong_key_refused() -> None:
     assert e.value.seat == 1
 
 
-def _renonce(seed_byte: int) -> Callable[..., Message]:
-    def tamper(sender: int, msg: Message) -> Message:
-        if isinstance(msg, Nonce):
-            return replace(msg, nonce=bytes([seed_byte]) * 32)
-        return msg
-
-    return tamper
-
-
 def test_play_proof_replayed_into_another_game_refused() -> None:
-    # Same seeds: same keys, same shuffles, same positions; only the nonces (game id) differ.
-    a = table(2, 24, seed=5, tamper=_renonce(1))
-    b = table(2, 24, seed=5, tamper=_renonce(2))
+    # The same key, position and card, a proof made for another game's id: refused.  (Two
+    # real games cannot deal the same card to the same position on purpose any more: the deal
+    # order hangs on the game id, step 2b.)
+    a = table(2, 24, seed=5)
+    b = table(2, 24, seed=6)
     a.start()
     b.start()
-    assert a.players[0].key == b.players[0].key and a.host.t.game_id != b.host.t.game_id
-    card = a.players[0].cards()[0]
-    assert card in b.players[0].cards()
-    msg = a.players[0].play(card, {"do": "attack", "cards": [str(card)]})
+    assert a.host.t.game_id is not None and a.host.t.game_id != b.host.t.game_id
+    p0 = b.players[0]
+    position, card = next(iter(p0.hand.items()))
+    action = {"do": "attack", "cards": [str(card)]}
+    _, z = b.host.t.position_value(position)
+    ctx = Context(a.host.t.game_id, 0, "play", (position,), _signed(0, action))
+    proof = dleq_prove(lambda n: b"\x07" * n, p0._k, p0.key, CARD_POINTS[card], z, ctx)
     with pytest.raises(RemoteProtocolError, match="wrong proof"):
-        b.host.receive(0, msg)
-    b.host.receive(0, b.players[0].play(card, {"do": "attack", "cards": [str(card)]}))
+        b.host.receive(0, Play(0, 0, position, int(card), False, action, proof))
+    b.host.receive(0, p0.play(card, action))
 
 
 def test_play_proof_replayed_for_another_seat_position_or_index_refused() -> None:

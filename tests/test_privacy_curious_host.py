@@ -65,8 +65,8 @@ def test_curious_host_learns_no_other_hand_before_it_is_played() -> None:
         if msg.seat == 0:
             continue  # what the host's own seat computed it knows anyway (its own shuffle)
         for point in points_in(msg):
-            if kind in ("commit", "nonce"):
-                continue  # a public key, a nonce: not card values
+            if kind in ("commit", "nonce", "seed"):
+                continue  # a public key, a nonce, a seed: not card values
             # The host may strip its own layer (or not) and compare with the card table.
             for candidate in (point, GROUP.mul(k0inv, point)):
                 card = CARD_OF.get(candidate)

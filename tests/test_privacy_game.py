@@ -57,7 +57,7 @@ def test_whole_engine_game_under_privacy_audits_clean(
         assert all(CARDS[m.card].suit == game.trump for m in shows)
 
 
-@pytest.mark.parametrize(("n", "deck", "seed"), [(3, 36, 2), (6, 36, 4)])
+@pytest.mark.parametrize(("n", "deck", "seed"), [(3, 36, 2), (6, 36, 5)])
 def test_whole_scripted_game_plays_and_audits_clean(n: int, deck: int, seed: int) -> None:
     tab = table(n, deck, seed=seed)
     tab.start()

@@ -1,12 +1,14 @@
 """Security review (issue 3): the shuffle has no proof, so a dishonest shuffler is caught only
 when a wrong card is opened or at the audit.  These tests pin what that means.
 
-The last shuffler knows which final deck positions the public schedule gives to whom.  If it
-puts a multiple ``a·X`` of a victim's final value X into one of its own positions, the honest
-seats strip that position for it like any other, and it reads the victim's card at the deal —
-alone, with no accomplice.  The audit names it (its shuffle is not a permutation of its input
-under its key), but only after the game.  docs/privacy.md, "Limits", says so; the fix is a
-verifiable shuffle (a proof that deck_j is a permutation of k_j·deck_{j−1}), not done.
+Before step 2b the last shuffler knew which final deck positions the public schedule gives to
+whom: putting a multiple ``a·X`` of a victim's final value X into one of its own positions, it
+had the honest seats strip that position for it and read the victim's card at the deal, alone.
+Now the dealt deck is the last stage in an order fixed by seeds revealed only after every stage
+is in (docs/privacy.md, step 2b): the substituted value lands where the seeds put it, in the
+cheater's own hand with probability about hand/D, otherwise in an honest hand or the stock,
+where opening it stops the game.  The audit names the shuffler every time.  A shuffle proof
+(deck_j a permutation of k_j·deck_{j−1}) is still the full fix, not done.
 """
 
 from __future__ import annotations
@@ -17,10 +19,10 @@ import pytest
 
 from localdurak.protocol.cardpoints import CARD_POINTS
 from localdurak.protocol.group import GROUP
-from localdurak.protocol.privacy import Player, RemoteProtocolError
+from localdurak.protocol.privacy import RemoteProtocolError
 from localdurak.protocol.privacy_audit import audit
 from localdurak.protocol.privacy_messages import Message, Shuffle
-from localdurak.protocol.privacy_sim import unwire, wire
+from localdurak.protocol.privacy_sim import MemoryTable, unwire, wire
 from localdurak.protocol.schedule import Chunk
 from tests.privacy_play import table
 
@@ -29,40 +31,76 @@ A = GROUP.scalar_reduce(b"\x09" * 64)
 """The attacker's blinding factor."""
 
 
-def test_review_last_shuffler_substitution_reads_a_card_and_is_named_by_the_audit() -> None:
-    # 3 seats, dealer 2: position p goes to seat p mod 3.  Seat 2 shuffles last.
-    victim_pos, own_pos = 0, 2
+def _aimed_substitution(seed: int) -> tuple[MemoryTable, bool, int, dict[int, bytes]]:
+    """4 seats × 24 cards, dealer 3: the whole deck is dealt, position p to seat p mod 4, the
+    last (23) shown (R-D3).  Seat 3 shuffles last and aims: its stage's slot 3 (its first
+    position, were the stage dealt as it stands) becomes a·(slot 0, seat 0's first position).
+    Returns the table, whether the deal stopped at once, the dealt position the substituted
+    value landed at, and the values the attacker kept from its chunk."""
+    victim_slot, own_slot = 0, 3
 
     def tamper(sender: int, msg: Message) -> Message:
-        if isinstance(msg, Shuffle) and sender == 2:
+        if isinstance(msg, Shuffle) and sender == 3:
             deck = list(msg.deck)
-            deck[own_pos] = GROUP.mul(A, deck[victim_pos])  # valid, distinct: accepted
+            deck[own_slot] = GROUP.mul(A, deck[victim_slot])  # valid, distinct: accepted
             return replace(msg, deck=tuple(deck))
         return msg
 
-    tab = table(3, 36, seed=21, tamper=tamper)
-    attacker = tab.players[2]
+    tab = table(4, 24, seed=seed, tamper=tamper)
     seen: dict[int, bytes] = {}
 
     def malicious_decode(chunk: Chunk) -> None:  # keeps its chunk's values, reports nothing
         seen.update(zip(chunk.positions, tab.host.t.final_values(chunk), strict=True))
 
-    attacker._decode = malicious_decode  # type: ignore[method-assign]
-    tab.start()
+    tab.players[3]._decode = malicious_decode  # type: ignore[method-assign]
+    try:
+        tab.start()
+        stopped = False
+    except RemoteProtocolError as e:
+        assert "not a card" in e.reason and e.seat is None  # the audit tells who
+        stopped = True
+    order = tab.host.t.order
+    assert order is not None  # every seed was in before any layer came off
+    return tab, stopped, order.index(own_slot), seen
 
-    # The honest victim was dealt its card normally and noticed nothing.
-    victim: Player = tab.players[0]
-    card = victim.hand[victim_pos]
-    # The attacker reads it from its own position: k_2·a·M -> M.
-    unblind = GROUP.scalar_invert(GROUP.scalar_mul(A, attacker._k))
-    assert CARD_OF[GROUP.mul(unblind, seen[own_pos])] == card  # the known limit
 
-    # The audit, with the keys, names the shuffler.
-    tab.queue.clear()
-    tab.reveal()
-    report = audit(tab.record())
-    assert report.guilty == (2,)
-    assert any("shuffle" in f.what and f.seat == 2 for f in report.faults)
+def test_review_aimed_substitution_lands_where_the_seeds_say_and_the_audit_names_it() -> None:
+    trials = 16
+    stopped_at_once = read_own = 0
+    for seed in range(trials):
+        tab, stopped, landed, seen = _aimed_substitution(100 + seed)
+        setup = tab.setup
+        in_own_hand = setup.deal_owner(landed) == 3 and landed != setup.turned_position
+        if in_own_hand:
+            # The value landed among the attacker's own positions (probability 5/24 here): the
+            # deal goes on and it reads a card — but the card of wherever the victim's slot was
+            # dealt, a position it could not choose.
+            assert not stopped
+            read_own += 1
+            keys = [p._k for p in tab.players]
+            total = keys[0]
+            for k in keys[1:]:
+                total = GROUP.scalar_mul(total, k)
+            order = tab.host.t.order
+            deck = tab.host.t.final_deck
+            assert order is not None and deck is not None
+            victim_at = order.index(0)
+            card = CARD_OF[GROUP.mul(GROUP.scalar_invert(total), deck[victim_at])]
+            unblind = GROUP.scalar_invert(GROUP.scalar_mul(A, tab.players[3]._k))
+            assert CARD_OF[GROUP.mul(unblind, seen[landed])] == card
+        else:
+            # An honest hand or the shown R-D3 card: opening it stops the game at the deal.
+            assert stopped
+            stopped_at_once += 1
+        # Either way the audit, with the keys, names the shuffler.
+        tab.queue.clear()
+        tab.reveal()
+        report = audit(tab.record())
+        assert report.guilty == (3,)
+        assert any("shuffle" in f.what and f.seat == 3 for f in report.faults)
+    # The aim is gone: most attempts stop the game at once (expected 19 in 24).
+    assert stopped_at_once + read_own == trials
+    assert stopped_at_once > trials // 2 and read_own < trials // 2
 
 
 def test_review_shuffle_with_a_key_per_card_caught_when_opened_and_named_by_the_audit() -> None:

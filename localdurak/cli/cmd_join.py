@@ -58,7 +58,7 @@ async def find(table: str | None, timeout: float) -> Address:
             lambda ts: any(want in t.name.casefold() and t.compatible for t in ts), timeout
         )
         t = next(t for t in tables if want in t.name.casefold() and t.compatible)
-        return Address(t.addresses[0], t.port, t.fingerprint)
+        return Address(t.addresses[0], t.port, t.fingerprint, tuple(t.addresses[1:]))
 
 
 def run(args: argparse.Namespace) -> int:

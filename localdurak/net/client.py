@@ -51,8 +51,9 @@ from localdurak.net.transport import (
     Channel,
     ConnectionClosed,
     client_handshake,
-    connect,
+    connect_any,
     keepalive,
+    parse_address,
 )
 from localdurak.protocol.codec import (
     AuthFailed,
@@ -127,16 +128,19 @@ class SessionClosed(ConnectionError):
 
 @dataclass
 class Address:
+    """Where a table is: its address (``others``: every other address it advertised, tried
+    in turn, lan.md), its port, and the fingerprint to pin (None: not known yet)."""
+
     host: str
     port: int
     fingerprint: str | None = None
+    others: tuple[str, ...] = ()
 
     @classmethod
     def parse(cls, text: str, fingerprint: str | None = None) -> Address:
-        host, sep, port = text.rpartition(":")
-        if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-            raise ValueError(f"{text!r} is not HOST:PORT")
-        return cls(host.strip("[]"), int(port), fingerprint)
+        """``HOST:PORT`` (``--address``); the port defaults to the table's fixed port."""
+        host, port = parse_address(text)
+        return cls(host, port, fingerprint)
 
 
 @dataclass
@@ -340,7 +344,7 @@ class ClientSession:
 
     async def _connect(self) -> None:
         a = self.address
-        channel = await connect(a.host, a.port, fingerprint=a.fingerprint)
+        channel = await connect_any([a.host, *a.others], a.port, fingerprint=a.fingerprint)
         welcome, authed = await client_handshake(
             channel, self.identity, name=self.name, pin=self.pin
         )

@@ -378,6 +378,10 @@ class TableHost:
             self.on_event({"event": "advertising", "problem": self.advertiser.problem})
         if not self.resumed:
             self._broadcast_lobby()
+        elif self.game_number >= self.o.games or self.state is TableState.CLOSED:
+            # The crash came after the series' last game: nothing left but to close.
+            self.state = TableState.LOBBY
+            asyncio.get_running_loop().create_task(self.close("the series is over"))
         elif self.state is TableState.PLAYING:
             loop = asyncio.get_running_loop()
             for seat, slot in enumerate(self.seats):
@@ -1090,6 +1094,11 @@ class TableHost:
         """Send a returning player what he missed, then live events (docs/protocol.md §7)."""
         seat = peer.seat
         assert seat is not None
+        if peer.synced:
+            # Seated afresh in the lobby: it had the lobby (a whole picture) already, and
+            # older events after it would break its sequence.
+            peer.push(Ack(re=m.id, seq=self.seq))
+            return
         if not self.first_seq - 1 <= m.last_seq <= self.seq:
             # A fresh start for it: the lobby now, live events after (no snapshot of a game
             # it cannot play without its saved seat).

@@ -37,6 +37,7 @@ from .privacy_messages import (
     Play,
     Refill,
     Return,
+    Seed,
     Shuffle,
     Strip,
     canonical,
@@ -54,7 +55,10 @@ from .proofs import (
 from .schedule import JAPANESE_TRUMP, PUBLIC, Chunk, Schedule, ScheduleError, Setup
 
 NONCE_BYTES = 32
+SEED_BYTES = 32
 _GAME_ID = b"localdurak/game-id/v1"
+_SEED_COMMIT = b"localdurak/seed-commit/v1"
+_DEAL_ORDER = b"localdurak/deal-order/v1"
 
 
 class ProtocolError(ValueError):
@@ -179,6 +183,34 @@ def _shuffle_digest(before: Sequence[Point], after: Sequence[Point]) -> bytes:
     ).digest()
 
 
+def seed_commitment(seat: int, seed: bytes) -> bytes:
+    """Step 0: the nonce a seat sends is H(domain ‖ seat ‖ seed) of the seed it reveals after
+    the last shuffle (the seat is bound in, so nobody can send another seat's commitment)."""
+    return hashlib.sha256(_SEED_COMMIT + seat.to_bytes(1, "little") + seed).digest()
+
+
+def deal_order(game_id: bytes, seeds: Sequence[bytes], size: int) -> tuple[int, ...]:
+    """The public permutation from the shuffled deck to the dealt deck: dealt position p holds
+    shuffled position ``order[p]``.  A Fisher–Yates shuffle driven by a SHA-512 stream keyed by
+    H(every seed in seat order, game id): known to nobody before the last seed is revealed,
+    which is after every shuffle stage is fixed (docs/privacy.md, step 2b)."""
+    key = hashlib.sha512(
+        _DEAL_ORDER + game_id + b"".join(len(x).to_bytes(1, "little") + x for x in seeds)
+    ).digest()
+    stream = b""
+    counter = 0
+    order = list(range(size))
+    for i in range(size - 1, 0, -1):
+        if len(stream) < 8:
+            stream += hashlib.sha512(key + counter.to_bytes(8, "little")).digest()
+            counter += 1
+        # 8 bytes per draw: the modulo bias is below 2^-56.
+        j = int.from_bytes(stream[:8], "little") % (i + 1)
+        stream = stream[8:]
+        order[i], order[j] = order[j], order[i]
+    return tuple(order)
+
+
 def _signed(index: int, action: Mapping[str, Any]) -> bytes:
     try:
         return canonical({"index": index, "action": dict(action)})
@@ -205,6 +237,11 @@ class Transcript:
         self.game_id: bytes | None = None
         self.keys: list[Point | None] = [None] * n
         self.decks: list[tuple[Point, ...]] = []
+        """Every shuffle stage, in seat order."""
+        self.seeds: list[bytes | None] = [None] * n
+        self.order: tuple[int, ...] | None = None
+        """`deal_order` of the revealed seeds: dealt position p is shuffled position order[p]."""
+        self.dealt: tuple[Point, ...] | None = None
         self.stages: dict[tuple[int, int], list[tuple[Point, ...]]] = {}
         self.proofs: dict[tuple[int, int], list[bytes]] = {}
         self.verified: set[tuple[tuple[int, int], int]] = set()
@@ -241,8 +278,15 @@ class Transcript:
         return self.setup.seats
 
     @property
-    def final_deck(self) -> tuple[Point, ...] | None:
+    def shuffled(self) -> tuple[Point, ...] | None:
+        """The last shuffle stage, once every seat has shuffled."""
         return self.decks[-1] if len(self.decks) == self.n else None
+
+    @property
+    def final_deck(self) -> tuple[Point, ...] | None:
+        """The deck the schedule deals from (deck positions in deal order): the last shuffle
+        stage in the order every revealed seed fixes.  None until the last seed is in."""
+        return self.dealt
 
     def all_committed(self) -> bool:
         return all(k is not None for k in self.keys)
@@ -287,6 +331,8 @@ class Transcript:
                 self._commit(msg, verify)
             elif isinstance(msg, Shuffle):
                 self._shuffle(msg, verify)
+            elif isinstance(msg, Seed):
+                self._seed(msg)
             elif isinstance(msg, Refill):
                 self._refill(msg)
             elif isinstance(msg, Return):
@@ -363,7 +409,26 @@ class Transcript:
         # Validity of each point: checked by the next multiplication (noclamp refuses anything
         # outside the prime-order group), and by the host explicitly (Host._check_deck).
         self.decks.append(msg.deck)
-        if j == self.n - 1:
+
+    def _seed(self, msg: Seed) -> None:
+        nonce = self.nonces[msg.seat]
+        if self.shuffled is None or nonce is None:
+            # Before every stage is fixed a seed would tell the shufflers still to come where
+            # their positions are dealt: exactly what the seeds must hide from them.
+            raise RemoteProtocolError(msg.seat, "revealed its seed before the last shuffle")
+        if self.seeds[msg.seat] is not None:
+            raise RemoteProtocolError(msg.seat, "revealed its seed twice")
+        if len(msg.seed) != SEED_BYTES or seed_commitment(msg.seat, msg.seed) != nonce:
+            raise RemoteProtocolError(
+                msg.seat, "revealed a seed that is not the one its nonce committed to"
+            )
+        self.seeds[msg.seat] = msg.seed
+        seeds = [x for x in self.seeds if x is not None]
+        if len(seeds) == self.n:
+            assert self.game_id is not None
+            self.order = deal_order(self.game_id, seeds, self.setup.deck_size)
+            stage = self.decks[-1]
+            self.dealt = tuple(stage[i] for i in self.order)
             self._open_batch(0)
 
     def _open_batch(self, batch: int) -> None:
@@ -695,15 +760,17 @@ class Player:
         self._dealt_batches: set[int] = set()
         self._sent: list[Message] = []
         self._expected_returns: deque[tuple[tuple[int, ...], tuple[int, ...]]] = deque()
+        self._seed = b""
 
     # --- the application's side --------------------------------------------------------
 
     def start(self) -> list[Message]:
-        """Step 0: our nonce for the game id."""
+        """Step 0: our nonce for the game id: the commitment to our secret seed (step 2b)."""
         if self._started:
             raise LocalProtocolError("the protocol has already started")
         self._started = True
-        return self._send([Nonce(self.seat, self._rng(NONCE_BYTES))])
+        self._seed = self._rng(SEED_BYTES)
+        return self._send([Nonce(self.seat, seed_commitment(self.seat, self._seed))])
 
     def next_event(self) -> Event | None:
         return self._events.popleft() if self._events else None
@@ -811,6 +878,10 @@ class Player:
         elif isinstance(msg, Shuffle):
             if msg.seat == self.seat - 1:
                 out.append(self._shuffle(msg.deck))
+            if self.t.shuffled is not None:
+                # Step 2b: every stage is fixed, our seed may be known now.
+                out.append(Seed(self.seat, self._seed))
+        elif isinstance(msg, Seed):
             if self.t.final_deck is not None:
                 out += self._begin_batch(0)
         elif isinstance(msg, Refill):
@@ -966,7 +1037,7 @@ Outgoing = tuple[int, Message]
 class Host:
     """Sequences, relays and verifies; keeps the transcript the game record carries.
 
-    Collected steps (nonces, commitments, each R-F1 rank, keys) are broadcast only when every
+    Collected steps (nonces, commitments, seeds, each R-F1 rank, keys) are broadcast only when every
     seat has sent its part, so nobody answers after seeing the others.  Shuffle stages go to
     everybody (each checks every stage has D distinct points); everything is relayed to
     everybody, the sender included: the host's order is the game's order."""
@@ -1012,10 +1083,11 @@ class Host:
         t = self.t
         rank_before = (t.rf1_step, t.first_attacker)
         chunk = t.accept(msg)
-        if isinstance(msg, Nonce | Commit | KeyReveal | Answer):
+        if isinstance(msg, Nonce | Commit | Seed | KeyReveal | Answer):
             self._held.append(msg)
             done = (
                 (isinstance(msg, Nonce) and t.game_id is not None)
+                or (isinstance(msg, Seed) and t.final_deck is not None)
                 or (isinstance(msg, Commit) and t.all_committed())
                 or (isinstance(msg, KeyReveal) and all(k is not None for k in t.revealed))
                 or (isinstance(msg, Answer) and (t.rf1_step, t.first_attacker) != rank_before)

@@ -166,7 +166,7 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
             faults.append(AuditFault(seat, "did not reveal its key"))
         else:
             keys.append(k)
-    if len(keys) < setup.seats or t.final_deck is None:
+    if len(keys) < setup.seats or t.shuffled is None:
         return AuditReport(_with_incomplete(faults, incomplete), None, {"messages": len(log)})
 
     # Shuffles: deck_j = π_j(k_j · deck_{j-1}) as sets.
@@ -185,6 +185,13 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
                 )
             )
         prev = deck
+    if t.final_deck is None:
+        # The shuffles are judged even when the game stopped before every seed was revealed (a
+        # seed withheld stalls the deal, like any silent seat; a game stopped for another fault
+        # reveals no seed, so a missing one names nobody).  Each
+        # logged seed was checked against its commitment, and the deal order derived from them
+        # all, by the replay above (`Transcript._seed`).
+        return AuditReport(_with_incomplete(faults, incomplete), None, {"messages": len(log)})
 
     # Decode every position with the product of all keys.
     total = keys[0]

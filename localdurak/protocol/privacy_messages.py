@@ -62,7 +62,8 @@ class _Message:
 
 @dataclass(frozen=True, slots=True)
 class Nonce(_Message):
-    """Step 0: a seat's random contribution to the game id."""
+    """Step 0: a seat's contribution to the game id, which is also its commitment
+    H(domain ‖ seat ‖ seed) to the secret seed it reveals after the last shuffle (`Seed`)."""
 
     KIND: ClassVar[str] = "nonce"
     BYTES: ClassVar[frozenset[str]] = frozenset({"nonce"})
@@ -90,6 +91,17 @@ class Shuffle(_Message):
     BYTES_LISTS: ClassVar[frozenset[str]] = frozenset({"deck"})
     deck: tuple[bytes, ...]
     proof: bytes = b""
+
+
+@dataclass(frozen=True, slots=True)
+class Seed(_Message):
+    """Step 2b: the seed a seat committed to in its nonce, revealed (collected) once the last
+    shuffle stage is in.  H(every seed, game id) orders the shuffled deck into the dealt deck,
+    so no shuffler knows in advance which hand a position of its stage is dealt to."""
+
+    KIND: ClassVar[str] = "seed"
+    BYTES: ClassVar[frozenset[str]] = frozenset({"seed"})
+    seed: bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,10 +197,13 @@ class KeyReveal(_Message):
     key: bytes
 
 
-Message = Nonce | Commit | Shuffle | Refill | Return | Strip | Answer | Play | Act | KeyReveal
+Message = (
+    Nonce | Commit | Shuffle | Seed | Refill | Return | Strip | Answer | Play | Act | KeyReveal
+)
 
 KINDS: dict[str, type[_Message]] = {
-    c.KIND: c for c in (Nonce, Commit, Shuffle, Refill, Return, Strip, Answer, Play, Act, KeyReveal)
+    c.KIND: c
+    for c in (Nonce, Commit, Shuffle, Seed, Refill, Return, Strip, Answer, Play, Act, KeyReveal)
 }
 
 

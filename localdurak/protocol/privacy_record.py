@@ -2,7 +2,7 @@
 ``"privacy"``, that other readers ignore).  Plain dicts in and out; JSON-safe (bytes as hex).
 
     "privacy": {
-      "format": "localdurak-privacy/1",
+      "format": "localdurak-privacy/2",
       "setup": {"seats": 3, "deck": 36, "hand": 6, "dealer": 2, "japanese": false,
                 "lowest_trump": true, "rules": {...}},
       "log": [ every message the host accepted, in its order, as Message.to_json() ],
@@ -18,7 +18,9 @@ from typing import Any
 from .privacy_messages import Message, MessageError, message_from_json
 from .schedule import ScheduleError, Setup
 
-FORMAT = "localdurak-privacy/1"
+FORMAT = "localdurak-privacy/2"
+"""/2: step 2b (seeds committed in the nonces, the deal order); a /1 transcript deals from the
+last shuffle stage as it stands and cannot be replayed by this protocol."""
 
 
 class TranscriptError(ValueError):
