@@ -1,0 +1,30 @@
+"""Suite 2 (issue 6): kill -9 and restarts of clients and the host, link cuts, in one game
+(tests/soak/faults.py).  Needs root and ``ip netns`` (CI runs as root)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests import netns
+from tests.soak.common import FULL
+from tests.soak.faults import run_faults
+
+COUNTS = (
+    {"client_kills": 20, "host_kills": 3, "link_cuts": 6}
+    if FULL
+    else {"client_kills": 3, "host_kills": 1, "link_cuts": 1}
+)
+
+
+@pytest.mark.netns
+def test_kills_restarts_and_link_cuts_lose_nothing(tmp_path: Path) -> None:
+    reason = netns.unavailable_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    out = run_faults(tmp_path, **COUNTS, delay=0.8 if FULL else 0.1, deck=52 if FULL else 24)
+    assert out["client_kills"] == COUNTS["client_kills"], out
+    assert out["host_kills"] == COUNTS["host_kills"], out
+    assert out["link_cuts"] == COUNTS["link_cuts"], out
+    assert out["audit"] == "clean" and out["cards_accounted_for"] == out["deck"]
