@@ -836,21 +836,7 @@ class TableHost:
         if self._journal is not None:
             self._journal.close()
         self._journal = open(self.journal_path, "w", encoding="utf-8")  # noqa: SIM115
-        self._journal_line(
-            journal_header(
-                started.rules,
-                len(started.keys),
-                started.dealer,
-                names=list(started.names),
-                previous=started.previous,
-                table={
-                    "name": self.o.name,
-                    "game": self.game_number,
-                    "port": self.port,
-                    "state": str(self.state_dir.resolve()),
-                },
-            )
-        )
+        self._journal_line(self._journal_header(started))
 
     def _journal_line(self, line: str) -> None:
         if self._journal is not None and not self._resuming:
@@ -1030,6 +1016,22 @@ class TableHost:
         self._readvertise()
         self._maybe_start()
 
+    def _journal_header(self, started: GameStarted) -> str:
+        """The journal's first line for a game (records.md journal), with the table's data."""
+        return journal_header(
+            started.rules,
+            len(started.keys),
+            started.dealer,
+            names=list(started.names),
+            previous=started.previous,
+            table={
+                "name": self.o.name,
+                "game": self.game_number,
+                "port": self.port,
+                "state": str(self.state_dir.resolve()),
+            },
+        )
+
     def _write_record(self, result: GameResult) -> Path | None:
         if self.journal_path is None:
             return None
@@ -1189,21 +1191,7 @@ class TableHost:
             return
         started = g.started
         with open(self.journal_path, "w", encoding="utf-8") as f:
-            f.write(
-                journal_header(
-                    started.rules,
-                    len(started.keys),
-                    started.dealer,
-                    names=list(started.names),
-                    previous=started.previous,
-                    table={
-                        "name": self.o.name,
-                        "game": self.game_number,
-                        "port": self.port,
-                        "state": str(self.state_dir.resolve()),
-                    },
-                )
-            )
+            f.write(self._journal_header(started))
             for m in g.accepted_log:
                 f.write(journal_append("privacy_log", m.to_json()))
             if g.game is not None:
