@@ -142,6 +142,8 @@ def game_run(players: int, deck: int, home: Path, delay: float) -> dict[str, flo
                         "--bot",
                         "--level",
                         "random",
+                        "--delay",
+                        str(delay),
                         "--name",
                         f"p{i}",
                     ),
@@ -156,6 +158,7 @@ def game_run(players: int, deck: int, home: Path, delay: float) -> dict[str, flo
         relays = {x["seq"]: x["t"] for x in host.seen if x.get("event") == "relay"}
         dealt = []
         applied: dict[int, list[float]] = {}
+        arrived: dict[int, list[float]] = {}
         for c in clients:
             c.wait(60)
             while not c.lines.empty():
@@ -167,19 +170,67 @@ def game_run(players: int, deck: int, home: Path, delay: float) -> dict[str, flo
             for x in c.seen:
                 if x.get("event") == "applied":
                     applied.setdefault(x["seq"], []).append(x["t"])
+                    arrived.setdefault(x["seq"], []).append(x.get("t0", x["t"]))
         lat = [
             max(ts) - relays[seq]
             for seq, ts in applied.items()
             if seq in relays and len(ts) == players
         ]
+        # The kind of each action, from the host's sequence of steps: the first after the deal,
+        # the last of the game, one that ends a bout (a refill round of other steps follows
+        # before the next action), or a plain attack / cover / throw-in.
+        steps = sorted((x["seq"], x["step"]) for x in host.seen if x.get("event") == "step")
+        acts = [i for i, (_, st) in enumerate(steps) if st in ("play", "act")]
+        kinds: dict[int, str] = {}
+        for j, i in enumerate(acts):
+            seq = steps[i][0]
+            if j == 0:
+                kinds[seq] = "first"
+            elif j == len(acts) - 1:
+                kinds[seq] = "last"
+            elif acts[j + 1] != i + 1:
+                kinds[seq] = "bout_end"
+            else:
+                kinds[seq] = "plain"
+        by_kind: dict[str, list[float]] = {}
+        for seq, ts in applied.items():
+            if seq in relays and len(ts) == players:
+                by_kind.setdefault(kinds.get(seq, "?"), []).append(max(ts) - relays[seq])
+        relay_times = sorted(relays.values())
+
+        def busy(q: int) -> int:
+            """How many other actions the host relayed within 10 ms of action ``q``."""
+            t = relays[q]
+            return sum(1 for u in relay_times if u != t and abs(u - t) < 0.010)
+
         return {
             "deal_s": max(dealt) - start,
             "latencies": lat,  # type: ignore[dict-item]
+            "by_kind": by_kind,  # type: ignore[dict-item]
+            # Per action: (latency, kind, the last client's start of verification - relay,
+            # the longest verification, other actions relayed within 10 ms): where the time
+            # goes.
+            "detail": [  # type: ignore[dict-item]
+                (
+                    max(applied[q]) - relays[q],
+                    kinds.get(q, "?"),
+                    max(arrived[q]) - relays[q],
+                    max(a - b for a, b in zip(applied[q], arrived[q], strict=True)),
+                    busy(q),
+                )
+                for q in applied
+                if q in relays and len(applied[q]) == players
+            ],
             "bytes": size["out"] + size["in"],
         }
     finally:
         for pr in [host, *clients]:
             pr.kill()
+
+
+def _pct(xs: list[float], q: float) -> float:
+    s = sorted(xs)
+    return round(1000 * s[min(len(s) - 1, int(len(s) * q))], 2)
 
 
 def games(args: argparse.Namespace) -> int:
@@ -188,11 +239,14 @@ def games(args: argparse.Namespace) -> int:
     out: dict[str, dict[str, float]] = {}
     for n in [int(x) for x in args.players.split(",")]:
         deals, lats, sizes = [], [], []
+        kinds: dict[str, list[float]] = {}
         for _ in range(args.runs):
             with tempfile.TemporaryDirectory() as d:
                 r = game_run(n, args.deck, Path(d), args.delay)
             deals.append(r["deal_s"])
             lats += r["latencies"]  # type: ignore[arg-type]
+            for k, v in r["by_kind"].items():  # type: ignore[attr-defined]
+                kinds.setdefault(k, []).extend(v)
             sizes.append(r["bytes"])
         lats.sort()
         out[str(n)] = {
@@ -201,6 +255,10 @@ def games(args: argparse.Namespace) -> int:
             "latency_p50_ms": round(1000 * lats[len(lats) // 2], 2),
             "latency_p99_ms": round(1000 * lats[min(len(lats) - 1, int(len(lats) * 0.99))], 2),
             "actions": len(lats),
+            "by_kind": {  # type: ignore[dict-item]
+                k: {"n": len(v), "p50_ms": _pct(v, 0.5), "p99_ms": _pct(v, 0.99)}
+                for k, v in sorted(kinds.items())
+            },
             "bytes_per_game": int(statistics.median(sizes)),
         }
     if args.json:
@@ -217,6 +275,8 @@ def games(args: argparse.Namespace) -> int:
             f"{r['latency_p50_ms']:.2f} ms, p99 {r['latency_p99_ms']:.2f} ms "
             f"({r['actions']} actions); {r['bytes_per_game']} bytes per game"
         )
+        for k, v in r["by_kind"].items():  # type: ignore[attr-defined]
+            print(f"    {k:9} n={v['n']:4} p50 {v['p50_ms']:.2f} ms, p99 {v['p99_ms']:.2f} ms")
     return 0
 
 

@@ -568,11 +568,12 @@ class ClientSession:
             if m.seat == self.my_seat:
                 self._pending = [p for p in self._pending if p.n != m.n]
             before = _Before.of(self.game.game)
+            t0 = time.monotonic()
             out = self.game.receive(m, defer=True)
             if m.step in ("play", "act") and self.game.game is not None and before is not None:
                 self._log_action(m, before, self.game.game)
             if self.trace is not None:
-                self._trace(m)
+                self._trace(m, t0)
             return out
         if isinstance(m, GameOver):
             self.results.append(m)
@@ -654,14 +655,14 @@ class ClientSession:
             return AuditVerdict(AuditStatus.CLEAN)
         return AuditVerdict(AuditStatus.FAILED, report.guilty)
 
-    def _trace(self, m: PrivacyEvent) -> None:
+    def _trace(self, m: PrivacyEvent, t0: float) -> None:
         assert self.trace is not None and self.game is not None
         now = time.monotonic()
         if self._traced_deal != m.game and self.game.hand_decoded():
             self._traced_deal = m.game
             self.trace({"event": "dealt", "t": now})
         if m.step in ("play", "act"):
-            self.trace({"event": "applied", "seq": m.seq, "t": now})
+            self.trace({"event": "applied", "seq": m.seq, "t": now, "t0": t0})
 
     # --- the state on disk ----------------------------------------------------------------------
 

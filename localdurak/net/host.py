@@ -714,8 +714,11 @@ class TableHost:
         self.bytes_out += size * peers
         if isinstance(event, GameStarted):
             self.on_event({"event": "trace_start", "seq": event.seq, "t": time.monotonic()})
-        elif isinstance(event, PrivacyEvent) and event.step in ("play", "act"):
-            self.on_event({"event": "relay", "seq": event.seq, "t": time.monotonic()})
+        elif isinstance(event, PrivacyEvent):
+            now = time.monotonic()
+            self.on_event({"event": "step", "seq": event.seq, "step": event.step, "t": now})
+            if event.step in ("play", "act"):
+                self.on_event({"event": "relay", "seq": event.seq, "t": now})
         elif isinstance(event, GameOver):
             self.on_event({"event": "bytes", "out": self.bytes_out, "in": self.bytes_in})
 

@@ -59,6 +59,31 @@ _HANDSHAKE_ORDER: dict[Role, tuple[type[Message], ...]] = {
     Role.HOST: (Welcome, Authed),  # what a host sends
 }
 
+_ENCODED: dict[int, tuple[Message, bytes]] = {}
+"""The frames of the last few messages sent, by identity: a host relays each event to every
+peer, and checks and encodes it once instead of once per peer (the entry holds the message, so
+its id is not reused while it is cached)."""
+_ENCODED_KEEP = 64
+
+
+def _encoded(m: Message) -> bytes:
+    """``m``'s frame, after the checks the peer will run (see `Connection.send`)."""
+    hit = _ENCODED.get(id(m))
+    if hit is not None and hit[0] is m:
+        return hit[1]
+    try:
+        # What we send must pass the checks the peer will run: a bad value here is our
+        # bug, and should not cost the peer its connection (h11's LocalProtocolError).
+        wire = message_to_wire(m)
+        message_from_wire(wire)
+        data = encode_frame(wire)
+    except ProtocolError as e:
+        raise LocalProtocolError(f"cannot send {m.TYPE!r}: {e}") from None
+    if len(_ENCODED) >= _ENCODED_KEEP:
+        del _ENCODED[next(iter(_ENCODED))]
+    _ENCODED[id(m)] = (m, data)
+    return data
+
 
 class Connection:
     """One end of a connection.  ``role`` is *our* side."""
@@ -165,14 +190,7 @@ class Connection:
             self.last_command_id = command_id
         elif m.KIND is Kind.EVENT:
             self.last_seq = getattr(m, "seq")  # noqa: B009
-        try:
-            # What we send must pass the checks the peer will run: a bad value here is our
-            # bug, and should not cost the peer its connection (h11's LocalProtocolError).
-            wire = message_to_wire(m)
-            message_from_wire(wire)
-            data = encode_frame(wire)
-        except ProtocolError as e:
-            raise LocalProtocolError(f"cannot send {m.TYPE!r}: {e}") from None
+        data = _encoded(m)
         if isinstance(m, Authed):
             self._open()
         return data
