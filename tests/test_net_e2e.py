@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from localdurak.protocol.privacy_audit import audit
-from localdurak.protocol.records import parse_record, replay
 from tests.procs import Proc, env_for, localdurak
+from tests.soak.common import check_record
 
 
 @pytest.fixture
@@ -76,24 +76,6 @@ def mid_game(client: Proc, actions: int = 12) -> None:
     """Wait until ``client`` has applied some actions of the game: it is being played."""
     for _ in range(actions):
         client.event("applied", 60)
-
-
-def check_record(path: str) -> dict[str, Any]:
-    text = Path(path).read_text(encoding="utf-8")
-    record = json.loads(text)
-    report = audit(record)
-    assert report.clean, report.faults
-    out = replay(parse_record(text))
-    assert out["ok"], out["error"]
-    assert out["result"] == record["result"]
-    # Every card accounted for: the deck the protocol dealt is the rules' deck, and the
-    # replayed game ends with the hands empty but the durak's.
-    assert sorted(record["deck"]) == sorted(str(c) for c in report.deck or ())
-    state = out["state"]
-    on_table = sum(1 for pair in state["table"] for c in pair if c is not None)
-    held = sum(len(h) for h in state["hands"])
-    assert held + state["discard"] + state["stock"] + on_table == len(record["deck"])
-    return record
 
 
 def test_whole_headless_game_host_and_two_bot_processes(tmp_path: Path, procs: list[Proc]) -> None:
