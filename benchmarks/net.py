@@ -4,7 +4,8 @@
     python benchmarks/net.py --game [--players 2,3,4,5,6] [--deck 52] [--runs 3] [--json]
 
 ``--game``: whole games over real TLS on loopback, every player a separate process (the
-headless host and ``join --bot`` processes, ``LOCALDURAK_TRACE=1``): for each table size,
+headless host and ``join --bot`` processes, ``LOCALDURAK_TRACE=late``: timing lines held
+until the end): for each table size,
 "start game -> every hand decoded" (the host's ``game_started`` to the last client's hand
 decoded, one monotonic clock for the machine), the action latency host -> all clients (the
 host relays an action; the last client has applied it: p50 and p99 over every action of the
@@ -107,7 +108,7 @@ def game_run(players: int, deck: int, home: Path, delay: float) -> dict[str, flo
     from tests.procs import Proc as LineProc
     from tests.procs import env_for, localdurak
 
-    env = env_for(home / "host", LOCALDURAK_TRACE="1", LOCALDURAK_NO_MDNS="1")
+    env = env_for(home / "host", LOCALDURAK_TRACE="late", LOCALDURAK_NO_MDNS="1")
     host = LineProc(
         localdurak(
             "host",
@@ -147,11 +148,11 @@ def game_run(players: int, deck: int, home: Path, delay: float) -> dict[str, flo
                         "--name",
                         f"p{i}",
                     ),
-                    env_for(home / f"p{i}", LOCALDURAK_TRACE="1", LOCALDURAK_NO_MDNS="1"),
+                    env_for(home / f"p{i}", LOCALDURAK_TRACE="late", LOCALDURAK_NO_MDNS="1"),
                     f"p{i}",
                 )
             )
-        start = host.event("trace_start", 60)["t"]
+        start = host.event("trace_start", 300)["t"]  # timing lines come in bulk (cmd_host)
         size = host.event("bytes", 300)
         host.event("game_over", 60)
         host.wait(60)

@@ -9,10 +9,13 @@ from typing import Any
 import pytest
 
 from localdurak.game.actions import Action, Do
+from localdurak.game.cards import deck_cards
 from localdurak.game.rules import Rules
 from localdurak.net.replica import SeatGame
 from localdurak.protocol.codec import AuthFailed, IllegalMove, NotYourTurn, Replayed
+from localdurak.protocol.messages import PrivacyEvent
 from localdurak.protocol.privacy_audit import audit
+from localdurak.protocol.privacy_record import transcript_to_dict
 from tests.net_play import MemoryGame
 
 
@@ -163,3 +166,151 @@ def test_a_host_that_forges_alters_or_replays_a_relayed_step_is_caught_by_the_se
     # Replayed: the same step again.
     with pytest.raises(Replayed):
         witness.receive(dataclasses.replace(relayed, seq=relayed.seq + 1))
+
+
+def _attack_once(g: MemoryGame) -> int:
+    """The attacker opens with the first attack its view allows; returns the defender."""
+    game = g.host.game
+    assert game is not None and game.attacker is not None and game.defender is not None
+    att = g.seats[game.attacker]
+    view = att.view()
+    assert view is not None
+    g.send(att.seat, [att.act(next(a for a in view.legal if a.do is Do.ATTACK))])
+    g.pump()
+    return game.defender
+
+
+def test_a_bad_game_key_proof_on_an_act_is_refused_by_the_host_and_left_to_the_audit_by_seats() -> (
+    None
+):
+    """An act's Schnorr proof only says who acted.  The host checks it (the record keeps the
+    transcript without identity signatures: its audit could not tell a seat's bad proof from a
+    host's forgery); a seat, which has just checked the identity signature, leaves it to its
+    own audit (`Transcript.accept`, ``signed``) instead of repeating it on its path to the
+    screen."""
+    g = MemoryGame(2, Rules(deck=24), seed=7)
+    g.deal()
+    defender = _attack_once(g)
+    seat = g.seats[defender]
+    take = seat.player.act({"seat": defender, "do": "take"})
+    bad = dataclasses.replace(take, proof=bytes(64))
+    seat.player._sent[-1] = bad  # a client that made it so
+    signed = seat._sign([bad])
+    with pytest.raises(IllegalMove, match="not signed by its key"):
+        g.host.receive(defender, signed.command(0))
+    # A careless host relays it anyway: the seats take the act (its signature is good) ...
+    witness = g.seats[1 - defender]
+    witness.receive(
+        PrivacyEvent(
+            seq=g.seq + 1,
+            game=signed.game,
+            seat=defender,
+            n=signed.n,
+            step=signed.step,
+            body=signed.body,
+            sig=signed.sig,
+        )
+    )
+    assert witness.game is not None and witness.game.phase == "taking"
+    # ... and their own audit of what they saw does not let it pass.
+    report = audit({"privacy": transcript_to_dict(witness.setup, witness.player.t.log, [])})
+    assert not report.clean
+    assert any("not signed by its key" in f.what for f in report.faults), report.faults
+
+
+def test_a_signed_play_of_a_card_the_seat_was_not_dealt_is_refused_by_host_and_seats() -> None:
+    """A card's proof is checked on the spot whatever the signature says: a seat cannot play
+    a card it was not dealt, even with a colluding host relaying it."""
+    g = MemoryGame(3, Rules(deck=24), seed=11)
+    g.deal()
+    game = g.host.game
+    assert game is not None and game.attacker is not None
+    att = g.seats[game.attacker]
+    assert att.game is not None
+    own = att.game.hand(att.seat)
+    real = own[0]
+    fake = next(c for c in deck_cards(24) if c not in own)
+    play = att.player.play(real, {"seat": att.seat, "do": "attack", "cards": [str(fake)]})
+    forged = dataclasses.replace(play, card=int(fake))
+    att.player._sent[-1] = forged
+    signed = att._sign([forged])
+    with pytest.raises(IllegalMove, match="wrong proof"):
+        g.host.receive(att.seat, signed.command(0))
+    witness = next(p for p in g.seats if p.seat != att.seat)
+    relayed = PrivacyEvent(
+        seq=g.seq + 1,
+        game=signed.game,
+        seat=att.seat,
+        n=signed.n,
+        step=signed.step,
+        body=signed.body,
+        sig=signed.sig,
+    )
+    with pytest.raises(IllegalMove, match="wrong proof"):
+        witness.receive(relayed)
+
+
+def test_a_seat_checks_other_hands_deals_ahead_of_their_plays_one_strip_at_a_time() -> None:
+    """`SeatGame.verify_ahead`: what a play from another hand would have checked at once (its
+    chunk's strips after our own) is checked while the table is quiet, a strip per call."""
+    g = MemoryGame(4, Rules(deck=36), seed=5)
+    g.deal()
+    total = 0
+    for p in g.seats:
+        t = p.player.t
+        todo = [
+            (chunk.key, d)
+            for batch in t.schedule.batches
+            for chunk in batch
+            if t.complete(chunk)
+            for d in range(len(chunk.route))
+            if (chunk.key, d) not in t.verified
+        ]
+        total += len(todo)
+        calls = 1
+        while p.verify_ahead():
+            calls += 1
+        assert calls == max(1, len(todo))
+        assert t.next_unverified() is None
+        assert all(k in t.verified for k in todo)
+    assert total > 0, "every strip was checked at the deal already"
+
+
+def _unverified_somewhere(g: MemoryGame) -> SeatGame:
+    for p in g.seats:
+        if p.player.t.next_unverified() is not None:
+            return p
+    raise AssertionError("no seat has a strip to check ahead")
+
+
+def test_a_bad_strip_found_ahead_names_its_seat() -> None:
+    g = MemoryGame(4, Rules(deck=36), seed=5)
+    g.deal()
+    p = _unverified_somewhere(g)
+    t = p.player.t
+    item = t.next_unverified()
+    assert item is not None
+    chunk, d = item
+    stripper = chunk.route[d]
+    stage = list(t.stages[chunk.key][d + 1])
+    stage[0], stage[-1] = stage[-1], stage[0]  # a removal that does not match its proof
+    if stage[0] == stage[-1]:
+        stage[0] = t.stages[chunk.key][d][0]
+    t.stages[chunk.key][d + 1] = tuple(stage)
+    with pytest.raises(IllegalMove, match=f"seat {stripper}"):
+        while p.verify_ahead():
+            pass
+
+
+def test_the_host_verifies_deferred_strips_a_step_at_a_time() -> None:
+    g = MemoryGame(3, Rules(deck=24), seed=5)
+    for p in g.seats:
+        g.send(p.seat, p.start())
+    g.pump()
+    h = g.host
+    assert h.idle_work
+    before = h.privacy.pending
+    assert h.verify_idle(limit=1) is None
+    assert h.privacy.pending == before - 1
+    assert h.verify_idle() is None
+    assert not h.idle_work

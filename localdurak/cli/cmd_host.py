@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import signal
 import sys
 from pathlib import Path
@@ -62,9 +63,29 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
+# Timing lines (``LOCALDURAK_TRACE``) carry their own time stamps.  With
+# ``LOCALDURAK_TRACE=late`` (benchmarks/net.py) they wait in memory and go out with the next
+# ordinary line, so that measuring puts no pipe writes on the path it measures.
+_TIMING = frozenset({"trace_start", "step", "relay", "bytes"})
+_timing: list[str] = []
+
+
 def _print(event: dict[str, Any]) -> None:
-    # Timing lines (benchmarks/net.py) carry their own time stamps: no flush per line.
-    print(json.dumps(event, ensure_ascii=False), flush=event.get("event") != "relay")
+    line = json.dumps(event, ensure_ascii=False)
+    if event.get("event") in _TIMING:
+        if os.environ.get("LOCALDURAK_TRACE") == "late":
+            _timing.append(line)
+        else:
+            print(line, flush=event.get("event") != "relay")
+        return
+    _flush_timing()
+    print(line, flush=True)
+
+
+def _flush_timing() -> None:
+    if _timing:
+        print("\n".join(_timing))
+        _timing.clear()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -152,5 +173,9 @@ async def _serve(host: TableHost) -> int:
     except PortInUse as e:
         print(f"localdurak host: {e}", file=sys.stderr)
         return 1
-    await host.run()
+    try:
+        await host.run()
+    finally:
+        _flush_timing()
+        sys.stdout.flush()
     return 0

@@ -45,13 +45,28 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
+_timing: list[dict[str, Any]] = []
+
+
 def _print(event: dict[str, Any]) -> None:
     print(json.dumps(event, ensure_ascii=False), flush=True)
 
 
 def _print_late(event: dict[str, Any]) -> None:
-    """Timing lines (they carry their own time stamps): no flush per line."""
-    print(json.dumps(event, ensure_ascii=False))
+    """Timing lines (``LOCALDURAK_TRACE``; they carry their own time stamps), unflushed.  With
+    ``LOCALDURAK_TRACE=late`` (benchmarks/net.py) they wait in memory until the table closes,
+    so that measuring puts no pipe writes on the path it measures."""
+    if os.environ.get("LOCALDURAK_TRACE") == "late":
+        _timing.append(event)
+    else:
+        print(json.dumps(event, ensure_ascii=False))
+
+
+def _flush_timing() -> None:
+    for event in _timing:
+        print(json.dumps(event, ensure_ascii=False))
+    _timing.clear()
+    sys.stdout.flush()
 
 
 async def find(table: str | None, timeout: float) -> Address:
@@ -144,5 +159,6 @@ async def _play(identity: Any, name: str, address: Address, args: argparse.Names
         return 1
     finally:
         bot.cancel()
+        _flush_timing()
     _print({"event": "closed", "reason": session.closed_reason})
     return 0

@@ -91,6 +91,9 @@ FATAL = (AuthFailed, BadPin, TooManyAttempts, TableFull, VersionTooNew, VersionT
 """Refusals that reconnecting cannot fix."""
 
 BACKOFF = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0)
+IDLE_VERIFY_S = 0.004
+"""How long the table must be quiet before the client checks a strip of another hand's deal
+ahead of its plays (`SeatGame.verify_ahead`)."""
 SESSION_FILE_MAX = 32 * 1024 * 1024
 """The session file is rewritten from scratch when it grows past this."""
 
@@ -183,6 +186,8 @@ class ClientSession:
         self.last_seq: int | None = None
         self.channel: Channel | None = None
         self._changed = asyncio.Event()
+        self._ahead = False
+        """Whether strips of other hands' deals may wait for `SeatGame.verify_ahead`."""
         self._next_id = 1
         self._pending: list[Signed] = []
         """Our signed steps not yet seen relayed: sent again after a reconnect."""
@@ -387,10 +392,26 @@ class ClientSession:
                 ch = self.channel
                 assert ch is not None
                 alive = asyncio.create_task(keepalive(ch))
+                incoming: asyncio.Task[Message] | None = None
                 try:
                     while True:
-                        message = await ch.recv()
+                        if incoming is None:
+                            incoming = asyncio.ensure_future(ch.recv())
+                        if self._ahead and self.game is not None:
+                            # A quiet table: check other hands' deals ahead of their plays.
+                            done, _ = await asyncio.wait({incoming}, timeout=IDLE_VERIFY_S)
+                            if not done:
+                                self._ahead = self.game.verify_ahead()
+                                continue
+                        message = await incoming
+                        incoming = None
                         await self._handle(message)
+                        if (
+                            self.game is not None
+                            and self.game.hand_decoded()
+                            and self.game.result() is None
+                        ):
+                            self._ahead = True
                         if self.closed:
                             return
                 except (ConnectionClosed, ProtocolError, OSError) as e:
@@ -400,6 +421,8 @@ class ClientSession:
                     log.info("connection lost: %s", e)
                 finally:
                     alive.cancel()
+                    if incoming is not None:
+                        incoming.cancel()
                     # Commands on the lost connection get no answer: their steps stay pending
                     # and go again after the reconnect.
                     for f in self._waiters.values():
@@ -779,13 +802,16 @@ async def play_as_bot(
             seen_results = len(session.results)
         g = session.game
         acted = False
-        if g is not None and g.hand_complete():
-            view = g.view()
+        if g is not None and g.hand_complete() and g.result() is None:
+            if delay:
+                # Think first, then look at the table as it is by then: choosing at once would
+                # put every bot's thinking on the path of the event that woke it.
+                await asyncio.sleep(delay)
+                g = session.game
+            view = g.view() if g is not None else None
             if view is not None and view.result is None:
                 action = bot.choose(view)
                 if action is not None:
-                    if delay:
-                        await asyncio.sleep(delay)
                     try:
                         await session.act(action)
                         acted = True

@@ -76,6 +76,7 @@ from localdurak.protocol.codec import (
     Unavailable,
     encode_frame,
 )
+from localdurak.protocol.connection import encoded_frame
 from localdurak.protocol.messages import (
     Ack,
     AddBot,
@@ -122,6 +123,8 @@ CHALLENGE_WINDOW = 2.0
 REVEAL_TIMEOUT = 10.0
 """Seconds to wait for every key after a game ends (the audit checks what it gets)."""
 REPLAY_KEEP = 100_000
+IDLE_VERIFY_S = 0.004
+"""How long the table must be quiet before the host verifies a deferred strip proof."""
 """Events kept in memory for players who come back (`Resume`); older ones go by snapshot."""
 EVENTS_FILE = "events.bin"
 STATE_FILE = "table.json"
@@ -325,6 +328,8 @@ class TableHost:
         self._journal: Any = None
         self._events_file: Any = None
         self._game_over_at: float | None = None
+        self._sync: asyncio.Task[None] | None = None
+        self._sync_again = False
         self._ending: int | None = None
         self._releasing = False
         self._held = 0
@@ -439,8 +444,12 @@ class TableHost:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.server.wait_closed(), 2)
             self.server = None
+        if self._sync is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._sync, 2)
         for f in (self._journal, self._events_file):
             if f is not None:
+                _fsync_all([f.fileno()])
                 f.close()
         self._journal = self._events_file = None
         self.done.set()
@@ -546,7 +555,20 @@ class TableHost:
 
     async def _loop(self) -> None:
         while True:
-            source, message = await self.inbox.get()
+            if self.game is not None and self.game.idle_work and self.inbox.empty():
+                # Strip proofs wait for a quiet moment, and go one at a time (a stage of six
+                # cards is about 1.5 ms of curve work): a command that arrives meanwhile is
+                # relayed first.  All of them at once stalled the table for tens of
+                # milliseconds after each deal (benchmarks/net.py).
+                try:
+                    source, message = await asyncio.wait_for(self.inbox.get(), IDLE_VERIFY_S)
+                except TimeoutError:
+                    fault = self.game.verify_idle(limit=1)
+                    if fault is not None:
+                        log.warning("card privacy: %s (recorded for the audit)", fault)
+                    continue
+            else:
+                source, message = await self.inbox.get()
             try:
                 if isinstance(source, Peer):
                     await self._from_peer(source, message)
@@ -558,10 +580,6 @@ class TableHost:
                 log.exception("the host failed on %r", message)
             if self.inbox.empty() and self.state is TableState.PLAYING:
                 self._bots_think()
-            if self.inbox.empty() and self.game is not None:
-                fault = self.game.verify_idle()
-                if fault is not None:
-                    log.warning("card privacy: %s (recorded for the audit)", fault)
 
     async def _from_peer(self, peer: Peer, message: Message | None) -> None:
         seat = peer.seat
@@ -685,19 +703,22 @@ class TableHost:
 
     def _emit(self, event: Message) -> None:
         """Number, log, journal and send one event to every synced peer and every bot."""
-        if self.trace:
-            self._trace(event)
+        stamp = time.monotonic()
         self.events.append(event)
         if len(self.events) > REPLAY_KEEP:
             drop = len(self.events) - REPLAY_KEEP
             del self.events[:drop]
             self.first_seq += drop
         if self._events_file is not None and not self._resuming:
-            self._events_file.write(encode_frame(message_to_wire(event)))
+            # Before anyone hears of it: a host that crashes after this line resumes with it.
+            self._events_file.write(encoded_frame(event))
             self._events_file.flush()
+            self._sync_soon()
         for slot in self.seats:
             if slot.peer is not None and slot.peer.synced:
                 slot.peer.push(event)
+        if self.trace:
+            self._trace(event, stamp)
         if isinstance(event, GameStarted | PrivacyEvent):
             self._feed_bots(event)
         elif isinstance(event, GameOver) and event.forfeit is not None and not self._resuming:
@@ -707,15 +728,15 @@ class TableHost:
                     if out:
                         self._bot_send(s, slot.bot, out)
 
-    def _trace(self, event: Message) -> None:
-        """Timing and size lines for benchmarks/net.py (``trace=True``)."""
-        size = len(encode_frame(message_to_wire(event)))
+    def _trace(self, event: Message, now: float) -> None:
+        """Timing and size lines for benchmarks/net.py (``trace=True``); ``now``: when the
+        host had the event (before its journal and its sending)."""
+        size = len(encoded_frame(event))
         peers = sum(1 for s in self.seats if s.peer is not None and s.peer.synced)
         self.bytes_out += size * peers
         if isinstance(event, GameStarted):
-            self.on_event({"event": "trace_start", "seq": event.seq, "t": time.monotonic()})
+            self.on_event({"event": "trace_start", "seq": event.seq, "t": now})
         elif isinstance(event, PrivacyEvent):
-            now = time.monotonic()
             self.on_event({"event": "step", "seq": event.seq, "step": event.step, "t": now})
             if event.step in ("play", "act"):
                 self.on_event({"event": "relay", "seq": event.seq, "t": now})
@@ -837,6 +858,7 @@ class TableHost:
             self.o.record_dir / f"game-{stamp}-{os.getpid()}-{self.game_number + 1}.journal"
         )
         if self._journal is not None:
+            _fsync_all([self._journal.fileno()])
             self._journal.close()
         self._journal = open(self.journal_path, "w", encoding="utf-8")  # noqa: SIM115
         self._journal_line(self._journal_header(started))
@@ -845,6 +867,33 @@ class TableHost:
         if self._journal is not None and not self._resuming:
             self._journal.write(line)
             self._journal.flush()
+            self._sync_soon()
+
+    def _sync_soon(self) -> None:
+        """Get the journal and the event log onto the disk, off the event loop.  ``flush``
+        per line already hands every line to the system before anyone hears of it, which
+        is all a crash of the host's process needs; ``fsync`` is for a laptop that loses
+        power or a system that crashes.  Coalesced: one sync at a time, then one more if
+        lines came meanwhile."""
+        if self._sync is not None:
+            self._sync_again = True
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # not serving (a resume rebuilding the table): nothing new to sync
+        self._sync = loop.create_task(self._sync_files(), name="fsync")
+
+    async def _sync_files(self) -> None:
+        try:
+            while True:
+                self._sync_again = False
+                fds = [f.fileno() for f in (self._journal, self._events_file) if f is not None]
+                await asyncio.to_thread(_fsync_all, fds)
+                if not self._sync_again:
+                    return
+        finally:
+            self._sync = None
 
     def _privacy(self, seat: int, cmd: Privacy, peer: Peer | None = None) -> int | None:
         g = self.game
@@ -1265,6 +1314,13 @@ def _fields(m: Any) -> dict[str, Any]:
 
 
 __all__ = ["HostOptions", "TableHost"]
+
+
+def _fsync_all(fds: list[int]) -> None:
+    for fd in fds:
+        # A file closed meanwhile (the last game's journal) was synced before it closed.
+        with contextlib.suppress(OSError):
+            os.fsync(fd)
 
 
 def resume_table(

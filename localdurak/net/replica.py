@@ -384,7 +384,8 @@ class SeatGame:
             raise IllegalMove("an action before the deal was complete")
         try:
             for m in msgs:
-                out += self.player.receive(m)
+                # Signed by event.seat's identity key, checked above (our own need no check).
+                out += self.player.receive(m, signed=True)
         except pv.RemoteProtocolError as e:
             raise IllegalMove(f"card privacy: {e}") from None
         if action is not None:
@@ -410,6 +411,21 @@ class SeatGame:
         if not defer:
             signed += self.flush()
         return signed
+
+    def verify_ahead(self) -> bool:
+        """Verify one strip of a dealt chunk that nobody has checked here yet (another seat's
+        hand, usually), while the table is quiet: a play from it then costs one proof instead
+        of its whole chain.  Returns whether more wait.  Raises `IllegalMove` naming the seat
+        whose strip is wrong, as `receive` would have at the play."""
+        t = self.player.t
+        item = t.next_unverified()
+        if item is None:
+            return False
+        try:
+            t.verify_stage(*item)
+        except pv.RemoteProtocolError as e:
+            raise IllegalMove(f"card privacy: {e}") from None
+        return t.next_unverified() is not None
 
     @property
     def work_due(self) -> bool:
@@ -643,6 +659,10 @@ class HostGame:
         out: list[tuple[int, PMessage]] = []
         try:
             for m in msgs:
+                # Every proof, even one that only says who sent it: the record keeps the
+                # transcript without the identity signatures, so its audit could not tell a
+                # seat's bad proof from the host's forgery (the players may skip these,
+                # `SeatGame.receive`).
                 out += self.privacy.receive(seat, m)
                 self.accepted_log.append(m)
         except pv.RemoteProtocolError as e:
@@ -683,11 +703,16 @@ class HostGame:
             self.game = begin_game(self.started, self.setup, t, None, None, [])
         return result
 
-    def verify_idle(self) -> str | None:
-        """Verify what was relayed unverified; the fault (recorded in the transcript's
-        refusals, so the audit names the seat) or None."""
+    @property
+    def idle_work(self) -> bool:
+        """Whether relayed steps wait for `verify_idle`."""
+        return self.privacy.pending > 0
+
+    def verify_idle(self, limit: int | None = None) -> str | None:
+        """Verify what was relayed unverified (at most ``limit`` steps); the fault (recorded
+        in the transcript's refusals, so the audit names the seat) or None."""
         try:
-            self.privacy.verify_pending()
+            self.privacy.verify_pending(limit)
         except pv.RemoteProtocolError as e:
             return str(e)
         return None

@@ -85,6 +85,12 @@ def _encoded(m: Message) -> bytes:
     return data
 
 
+def encoded_frame(m: Message) -> bytes:
+    """``m``'s frame, checked as `Connection.send` checks it, and encoded once however many
+    peers it goes to (the host's event log and trace take it from here too)."""
+    return _encoded(m)
+
+
 class Connection:
     """One end of a connection.  ``role`` is *our* side."""
 

@@ -318,9 +318,16 @@ class Transcript:
 
     # --- accepting messages -------------------------------------------------------------
 
-    def accept(self, msg: Message, *, verify: bool = True) -> Chunk | None:
+    def accept(self, msg: Message, *, verify: bool = True, signed: bool = False) -> Chunk | None:
         """Check ``msg`` against the game so far and record it.  Returns the chunk a Strip
-        advanced.  ``verify`` False skips proofs (a seat's own messages)."""
+        advanced.  ``verify`` False skips proofs (a seat's own messages).
+
+        ``signed``: the message came under its sender's identity signature, already checked
+        (a relayed step, `localdurak.net.identity.verify_action`).  Then a proof that says no
+        more than who sent it — the Schnorr proof of an act, or of a play of a public or
+        taken card — is left to the audit, which checks every proof of the transcript: it
+        would only repeat the signature's check on every player's path to the screen.  Proofs
+        about cards and keys are checked here whatever ``signed`` says."""
         if not 0 <= msg.seat < self.n:
             raise RemoteProtocolError(None, f"a message from seat {msg.seat}, not at the table")
         chunk: Chunk | None = None
@@ -342,9 +349,9 @@ class Transcript:
             elif isinstance(msg, Answer):
                 self._answer(msg, verify)
             elif isinstance(msg, Play):
-                self._play(msg, verify)
+                self._play(msg, verify, signed)
             elif isinstance(msg, Act):
-                self._act(msg, verify)
+                self._act(msg, verify and not signed)
             elif isinstance(msg, KeyReveal):
                 self._key(msg)
             else:  # pragma: no cover - the Message union is closed
@@ -523,6 +530,20 @@ class Transcript:
             )
         self.verified.add((chunk.key, d))
 
+    def next_unverified(self) -> tuple[Chunk, int] | None:
+        """A strip of a complete chunk not verified yet (the earliest), or None.  A player
+        verifies these while the table is quiet (`localdurak.net.replica.SeatGame.verify_ahead`)
+        instead of at the first play from the chunk, which is on everybody's path to the
+        screen; what they prove is the same."""
+        for batch in self.schedule.batches:
+            for chunk in batch:
+                if not self.complete(chunk):
+                    continue
+                for d in range(len(chunk.route)):
+                    if (chunk.key, d) not in self.verified:
+                        return chunk, d
+        return None
+
     def verify_chain(self, chunk: Chunk, upto: int | None = None) -> None:
         """Check the first ``upto`` strips of ``chunk`` (all done so far by default)."""
         for d in range(self.done_strips(chunk) if upto is None else upto):
@@ -641,6 +662,7 @@ class Transcript:
         extra: bytes,
         proof: bytes,
         verify: bool,
+        signed: bool = False,
     ) -> None:
         """That ``seat`` holds ``card`` at ``position`` (step 5): dealt to it, not played.
         Position -1: a card the seat took from the table, public since (the proof signs)."""
@@ -649,8 +671,10 @@ class Transcript:
         if position == -1:
             if self.taken.get(card) != seat:
                 raise RemoteProtocolError(seat, f"played {card}, which it did not take")
-            ok = not verify or schnorr_verify(
-                self.key_of(seat), proof, self.ctx(seat, step, (), extra)
+            ok = (
+                not verify
+                or signed
+                or schnorr_verify(self.key_of(seat), proof, self.ctx(seat, step, (), extra))
             )
             if not ok:
                 raise RemoteProtocolError(seat, f"its play of {card} is not signed by its key")
@@ -670,7 +694,7 @@ class Transcript:
                 raise RemoteProtocolError(
                     seat, f"played {card} for the face-up {self.public[position]}"
                 )
-            if verify and not schnorr_verify(self.key_of(seat), proof, ctx):
+            if verify and not signed and not schnorr_verify(self.key_of(seat), proof, ctx):
                 raise RemoteProtocolError(seat, f"its play of {card} is not signed by its key")
             return
         if not verify:
@@ -687,14 +711,21 @@ class Transcript:
         if index <= self.last_index[seat]:
             raise RemoteProtocolError(seat, f"an action numbered {index} again (a replay)")
 
-    def _play(self, msg: Play, verify: bool) -> None:
+    def _play(self, msg: Play, verify: bool, signed: bool = False) -> None:
         self._index(msg.seat, msg.index)
         if not 0 <= msg.card < 52:
             raise RemoteProtocolError(msg.seat, f"{msg.card} is not a card")
         card = CARDS[msg.card]
         step = "show" if msg.shown else "play"
         self._check_holding(
-            msg.seat, msg.position, card, step, _signed(msg.index, msg.action), msg.proof, verify
+            msg.seat,
+            msg.position,
+            card,
+            step,
+            _signed(msg.index, msg.action),
+            msg.proof,
+            verify,
+            signed,
         )
         if not _names(msg.action, card):
             # The proof signs the action, and the engines apply the action: a proof for one card
@@ -841,11 +872,12 @@ class Player:
         self._sent.extend(msgs)
         return msgs
 
-    def receive(self, msg: Message) -> list[Message]:
-        """Take one message relayed by the host; return the messages we send in reply."""
-        return self._send(self._receive(msg))
+    def receive(self, msg: Message, *, signed: bool = False) -> list[Message]:
+        """Take one message relayed by the host; return the messages we send in reply.
+        ``signed``: its sender's identity signature was checked (`Transcript.accept`)."""
+        return self._send(self._receive(msg, signed))
 
-    def _receive(self, msg: Message) -> list[Message]:
+    def _receive(self, msg: Message, signed: bool = False) -> list[Message]:
         own = msg.seat == self.seat and not isinstance(msg, Refill | Return)
         if own:
             # Our own message, echoed in the host's order: it must be one we sent (the host
@@ -863,7 +895,7 @@ class Player:
                 raise RemoteProtocolError(
                     None, "the host returned cards to hands that our own engine did not (R-S3)"
                 )
-        chunk = self.t.accept(msg, verify=not own)
+        chunk = self.t.accept(msg, verify=not own, signed=signed)
         out: list[Message] = []
         if isinstance(msg, Nonce):
             if self.t.game_id is not None:
@@ -1135,11 +1167,19 @@ class Host:
             raise LocalProtocolError(str(e)) from None
         return self._everyone(msg)
 
-    def verify_pending(self) -> None:
+    @property
+    def pending(self) -> int:
+        """How many relayed steps wait for `verify_pending`."""
+        return len(self._pending)
+
+    def verify_pending(self, limit: int | None = None) -> None:
         """Verify what was relayed unverified: strip proofs, and each shuffle's points
-        (explicitly, so a bad point is pinned on its shuffler before it is dealt)."""
+        (explicitly, so a bad point is pinned on its shuffler before it is dealt).  At most
+        ``limit`` steps (all by default), so that a host can do it between commands."""
         t = self.t
-        while self._pending:
+        done = 0
+        while self._pending and (limit is None or done < limit):
+            done += 1
             chunk, d = self._pending.pop(0)
             try:
                 if chunk is None:
