@@ -16,10 +16,11 @@ from localdurak.cli import i18n
 from localdurak.cli.app import DurakApp
 from localdurak.cli.lobby import Lobby, NoTables, TableRow
 from localdurak.cli.netplay import host_and_sit, session_pairing_code
-from localdurak.game.rules import Rules
+from localdurak.game.rules import Rules, Variant
 from localdurak.net.client import Address, ClientSession
 from localdurak.net.host import HostOptions, TableHost
 from localdurak.net.identity import Identity, load_or_create, pairing_code
+from localdurak.protocol.codec import Forbidden, Unavailable
 from tests.cli_helpers import FixedOutput, StaticSession, check_golden, dealt, rendered
 
 
@@ -227,3 +228,62 @@ async def test_golden_host_waiting_screen(pipe: PipeInput) -> None:
     check_golden("host_waiting", text)
     assert await _quit(app, pipe, task) == 0
     assert hosting.closed  # leaving closes the table we host
+
+
+async def test_the_owner_seats_and_frees_bots_others_may_not(
+    pipe: PipeInput, tmp_path: Path
+) -> None:
+    """docs/protocol.md §4: the host's own player fills seats with bots (`b`) and frees them
+    (`x`) before the first deal; a guest asking the same is refused, and nothing changes."""
+    identity = load_or_create()
+    hosting, session = await host_and_sit(identity, _options(tmp_path, 4, 0), "Anna")
+    app = DurakApp(session=session, hosting=hosting, input=pipe, output=FixedOutput())
+    task = asyncio.get_running_loop().create_task(app.run_async())
+    text = await _until(app, "3 more players")
+    assert "b add a bot" in text and "x remove a bot" in text
+
+    vera = Identity.ephemeral("Vera")
+    guest = ClientSession(vera, "Vera", Address("127.0.0.1", hosting.port), state_dir=tmp_path)
+    await guest.start()
+    await _until(app, "Vera")
+    with pytest.raises(Forbidden, match="owner"):
+        await guest.add_bot()
+    with pytest.raises(Forbidden):
+        await guest.set_rules(Rules(variant=Variant.PEREVODNOY), 3)
+    assert [str(s.kind.value) for s in hosting.host._lobby().seats] == [
+        "human",
+        "human",
+        "empty",
+        "empty",
+    ]
+    assert guest.lobby is not None and guest.lobby.rules == Rules()
+
+    pipe.send_text("b")
+    text = await _until(app, "2. Vera")
+    text = await _until(app, "1 more player")
+    assert "bot" in text
+    pipe.send_text("x")  # the bot leaves again
+    await _until(app, "2 more players")
+    with pytest.raises(Forbidden):
+        await guest.remove_bot(2)
+
+    # The owner changes the rules: the guest's ready is asked again; a seat still taken
+    # cannot go.
+    await guest.set_ready(True)
+    await session.add_bot("random", seat=3)
+    with pytest.raises(Unavailable, match="seat 4 is taken"):
+        await session.set_rules(Rules(), 2)
+    await session.remove_bot(3)
+    await session.set_rules(Rules(variant=Variant.PEREVODNOY), 3)
+    await _until(app, "1 more player")
+    assert guest.lobby is not None and guest.lobby.rules.variant is Variant.PEREVODNOY
+    assert len(guest.lobby.seats) == 3 and not guest.lobby.seats[1].ready
+
+    pipe.send_text("b")  # the last seat: a bot, then Vera's ready deals
+    await _until(app, "Waiting for: Vera")
+    await guest.set_ready(True)
+    await _until(app, "you: Anna")
+    with pytest.raises(Unavailable, match="before its first game"):
+        await session.add_bot()
+    await guest.close()
+    assert await _quit(app, pipe, task) == 0

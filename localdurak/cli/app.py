@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.application.current import get_app
@@ -40,6 +40,7 @@ from localdurak.game.cards import Card, lowest_rank
 from localdurak.game.rules import ThrowInOrder
 from localdurak.game.view import PlayerView
 from localdurak.net.api import ActionRefused, AuditStatus, ConnectionState, TableSession
+from localdurak.protocol.codec import ProtocolError
 
 if TYPE_CHECKING:
     from localdurak.cli.lobby import Lobby
@@ -299,7 +300,11 @@ class DurakApp:
         if s is None or v is None:
             from localdurak.cli.netplay import waiting_text
 
-            return waiting_text(s, self.hosting, self.width())
+            lines = waiting_text(s, self.hosting, self.width())
+            if self.ui.message:
+                style = "class:status-error" if self.ui.message_error else "class:status"
+                lines += [("", "\n"), (style, "  ▶ " + self.ui.message), ("", "\n")]
+            return lines
         if v.result is not None:
             return self._game_over_text(s, v)
         w = self.width()
@@ -339,7 +344,9 @@ class DurakApp:
 
     def _keys_text(self) -> StyleAndTextTuples:
         v = self.view()
-        return table.key_line(v, self.width(), v is not None and v.rules.cheating)
+        return table.key_line(
+            v, self.width(), v is not None and v.rules.cheating, owner=self.owns_lobby()
+        )
 
     # --- game over -----------------------------------------------------------------------
 
@@ -525,6 +532,41 @@ class DurakApp:
         with contextlib.suppress(RuntimeError):
             asyncio.get_running_loop().call_later(MESSAGE_SECONDS, clear)
         self.application.invalidate()
+
+    def owns_lobby(self) -> bool:
+        """The host's own player, before the table's first deal (docs/protocol.md §4)."""
+        s = self.session
+        return (
+            self.hosting is not None
+            and s is not None
+            and self.view() is None
+            and getattr(getattr(s, "lobby", None), "games", 1) == 0
+            and hasattr(s, "add_bot")
+        )
+
+    def add_bot(self) -> None:
+        """The owner seats a bot at the first free seat."""
+        self._spawn(self._owner(lambda s: s.add_bot("normal")))
+
+    def remove_bot(self) -> None:
+        """The owner frees the last seat a bot holds."""
+        lobby = getattr(self.session, "lobby", None)
+        bots = [
+            i
+            for i, seat in enumerate(getattr(lobby, "seats", ()))
+            if str(getattr(seat.kind, "value", seat.kind)) == "bot"
+        ]
+        if not bots:
+            self.show_message(_("No bot to remove."))
+            return
+        self._spawn(self._owner(lambda s: s.remove_bot(bots[-1])))
+
+    async def _owner(self, command: Callable[[Any], Awaitable[None]]) -> None:
+        try:
+            await command(self.session)
+        except (ProtocolError, ConnectionError) as e:
+            reason = str(e)
+            self.show_message(reason[:1].upper() + reason[1:])
 
     def send(self, action: Action) -> None:
         """Send ``action`` to the table; a refusal shows its reason in the ▶ line."""

@@ -63,6 +63,19 @@ def _table_keys(app: DurakApp) -> KeyBindings:
         """Start the next game of the series."""
         app.next_game()
 
+    # The host's own player, before the first deal: fill seats with bots, or free them.
+    owning = Condition(lambda: app.screen == "table" and app.owns_lobby())
+
+    @kb.add("b", filter=owning)
+    def _add_bot(event: KeyPressEvent) -> None:
+        """Seat a bot at the first free seat (the host, before the first deal)."""
+        app.add_bot()
+
+    @kb.add("x", filter=owning)
+    def _remove_bot(event: KeyPressEvent) -> None:
+        """Free the last seat a bot holds (the host, before the first deal)."""
+        app.remove_bot()
+
     for digit in "1234567890":
 
         @kb.add(digit, filter=hand_focus)

@@ -390,13 +390,18 @@ def log_lines(
     return out
 
 
-def key_line(view: PlayerView | None, width: int, cheating: bool) -> StyleAndTextTuples:
+def key_line(
+    view: PlayerView | None, width: int, cheating: bool, *, owner: bool = False
+) -> StyleAndTextTuples:
     """The keys that matter now, in one line; when it is too narrow the least needed go
-    first (`?` and `q` always stay)."""
+    first (`?` and `q` always stay).  ``owner``: the host's own player before the first deal,
+    who may seat bots and free their seats."""
     # (key, word, priority: lower stays longer)
     keys: list[tuple[str, str, int]]
     if view is None:  # before the first deal (a network table's lobby): nothing to play yet
         keys = [("q", _("leave"), 0), ("?", _("help"), 1)]
+        if owner:
+            keys = [("b", _("add a bot"), 1), ("x", _("remove a bot"), 2), *keys]
     elif view.result is not None:
         keys = [("n", _("next game"), 0), ("q", _("leave"), 0), ("?", _("help"), 1)]
     else:

@@ -35,6 +35,7 @@ from typing import Any, cast
 from localdurak.game.actions import Action, Do, GameResult, IllegalAction
 from localdurak.game.bots import Bot, Rng, make_bot
 from localdurak.game.engine import Game
+from localdurak.game.rules import Rules
 from localdurak.game.view import PlayerView
 from localdurak.net.api import (
     ActionRefused,
@@ -67,6 +68,8 @@ from localdurak.protocol.codec import (
 )
 from localdurak.protocol.messages import (
     Ack,
+    AddBot,
+    BotLevel,
     Bye,
     Error,
     GameOver,
@@ -76,7 +79,9 @@ from localdurak.protocol.messages import (
     Presence,
     PrivacyEvent,
     Ready,
+    RemoveBot,
     Resume,
+    SetRules,
     Snapshot,
     TableClosed,
     TableState,
@@ -321,6 +326,20 @@ class ClientSession:
 
     async def set_ready(self, ready: bool = True) -> None:
         await self._command(lambda i: Ready(id=i, ready=ready), wait=True)
+
+    # The table's owner (the person at the host's own seat) in the lobby, docs/protocol.md §4;
+    # anybody else is refused with `Forbidden`.
+
+    async def add_bot(self, level: str = "normal", seat: int | None = None) -> None:
+        """A bot at ``seat`` (the first free seat by default)."""
+        bot = BotLevel(level)
+        await self._command(lambda i: AddBot(id=i, seat=seat, level=bot), wait=True)
+
+    async def remove_bot(self, seat: int) -> None:
+        await self._command(lambda i: RemoveBot(id=i, seat=seat), wait=True)
+
+    async def set_rules(self, rules: Rules, seats: int) -> None:
+        await self._command(lambda i: SetRules(id=i, rules=rules, seats=seats), wait=True)
 
     async def close(self) -> None:
         if self.closed_reason is None:

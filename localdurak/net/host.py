@@ -42,7 +42,7 @@ from typing import Any, cast
 from localdurak.game.actions import Do, GameResult
 from localdurak.game.bots import Bot, Rng, make_bot
 from localdurak.game.engine import Game
-from localdurak.game.rules import Rules
+from localdurak.game.rules import Rules, RulesError
 from localdurak.net.discovery import Advertiser, TableAd, TableStatus
 from localdurak.net.identity import Identity
 from localdurak.net.replica import (
@@ -647,7 +647,7 @@ class TableHost:
             peer.outbox.put_nowait(None)
             return self.seq
         if isinstance(m, SetRules | AddBot | RemoveBot):
-            raise Forbidden("only the table's owner (the host) may change the table")
+            return self._owner_command(seat, m)
         if isinstance(m, Resume):
             self._resume_peer(peer, m)
             return None
@@ -657,8 +657,56 @@ class TableHost:
 
     # --- lobby -------------------------------------------------------------------------------
 
-    def _add_bot(self, level: str) -> int:
+    def _is_owner(self, seat: int) -> bool:
+        """The table's owner: the person at the host's own seat (0), signed in with the host's
+        own key.  A headless table has none."""
+        return self.o.own_seat and seat == 0 and self.seats[0].key == self.identity.public_key
+
+    def _owner_command(self, seat: int, m: SetRules | AddBot | RemoveBot) -> int:
+        """docs/protocol.md §4: the owner fills seats with bots, frees them, or changes the
+        rules, in the lobby before the first game (a series keeps its table)."""
+        if not self._is_owner(seat):
+            raise Forbidden("only the table's owner (the host's own seat) may change the table")
+        if self.state is not TableState.LOBBY or self.game_number > 0:
+            raise Unavailable("the table can change only before its first game")
+        if isinstance(m, AddBot):
+            if m.seat is not None and not (
+                0 <= m.seat < len(self.seats) and self.seats[m.seat].kind is SeatKind.EMPTY
+            ):
+                raise TableFull(f"seat {m.seat + 1} is not free")
+            self._add_bot(m.level.value, m.seat)
+        elif isinstance(m, RemoveBot):
+            if not 0 <= m.seat < len(self.seats) or self.seats[m.seat].kind is not SeatKind.BOT:
+                raise BadMessage(f"there is no bot at seat {m.seat + 1}")
+            self.seats[m.seat] = SeatSlot()
+        else:
+            try:
+                m.rules.check_seats(m.seats)
+            except RulesError as e:
+                raise BadMessage(str(e)) from None
+            taken = [i for i, slot in enumerate(self.seats) if slot.kind is not SeatKind.EMPTY]
+            if taken and max(taken) >= m.seats:
+                raise Unavailable(
+                    f"seat {max(taken) + 1} is taken: free it before the table gets smaller"
+                )
+            self.o.rules, self.o.seats = m.rules, m.seats
+            self.seats = self.seats[: m.seats] + [
+                SeatSlot() for _ in range(m.seats - len(self.seats))
+            ]
+            self.score = [0] * m.seats
+            # The players said ready to other rules: they say it again to these.
+            for i, slot in enumerate(self.seats):
+                if slot.kind is SeatKind.HUMAN and i != seat:
+                    slot.ready = False
+        self._broadcast_lobby()
+        self._readvertise()
+        self._maybe_start()
+        return self.seq
+
+    def _add_bot(self, level: str, at: int | None = None) -> int:
         for s, slot in enumerate(self.seats):
+            if at is not None and s != at:
+                continue
             if slot.kind is SeatKind.EMPTY and not (s == 0 and self.o.own_seat):
                 bot = BotSeat(
                     level,
@@ -678,7 +726,7 @@ class TableHost:
             state=self.state if self.state is not TableState.CLOSED else TableState.PLAYING,
             rules=self.o.rules,
             seats=tuple(s.info() for s in self.seats),
-            owner=0,
+            owner=0,  # the host's own seat (`_is_owner`); no seat owns a headless table
             games=self.game_number,
         )
 
