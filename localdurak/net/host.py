@@ -787,7 +787,7 @@ class TableHost:
         elif isinstance(event, PrivacyEvent):
             self.on_event({"event": "step", "seq": event.seq, "step": event.step, "t": now})
             if event.step in ("play", "act"):
-                self.on_event({"event": "relay", "seq": event.seq, "t": now})
+                self.on_event({"event": "relay", "seq": event.seq, "seat": event.seat, "t": now})
         elif isinstance(event, GameOver):
             self.on_event({"event": "bytes", "out": self.bytes_out, "in": self.bytes_in})
 
