@@ -13,6 +13,9 @@ from typing import Any
 
 import pytest
 
+from localdurak.net.host import EVENTS_FILE, read_frames
+from localdurak.protocol.codec import encode_frame
+from localdurak.protocol.messages import PrivacyEvent, message_to_wire
 from localdurak.protocol.privacy_audit import audit
 from tests.procs import Proc, env_for, localdurak
 from tests.soak.common import check_record
@@ -208,3 +211,35 @@ def test_a_client_that_lost_its_saved_seat_cannot_take_it_back_the_seat_forfeits
     assert over["forfeit"] == away["seat"]
     assert h.wait(30) == 0
     assert a2.wait(30) == 0
+
+
+def test_a_host_that_crashed_before_writing_the_record_writes_it_when_it_resumes(
+    tmp_path: Path, procs: list[Proc]
+) -> None:
+    """The record is written (its audit in a thread) before the game's end is told; a host
+    that dies in between finds every key in when it resumes, and ends the game then."""
+    h = host(tmp_path, procs, "--seats", "2", "--bots", "2", "--deck", "24")
+    started = h.event("game_started")
+    over = h.event("game_over", 60)
+    assert h.wait(30) == 0
+    first = check_record(over["record"])
+    # As if the host had died just before telling the game's end: the event log stops at the
+    # last key, and there is no record yet.
+    journal = Path(started["journal"])
+    header = json.loads(journal.read_text(encoding="utf-8").splitlines()[0])
+    events_path = Path(header["table"]["state"]) / EVENTS_FILE
+    events = read_frames(events_path)
+    last = max(i for i, ev in enumerate(events) if isinstance(ev, PrivacyEvent))
+    events_path.write_bytes(
+        b"".join(encode_frame(message_to_wire(ev)) for ev in events[: last + 1])
+    )
+    Path(over["record"]).unlink()
+
+    h2 = Proc(localdurak("host", "--resume", str(journal)), env_for(tmp_path / "host"), "h2")
+    procs.append(h2)
+    h2.event("resumed")
+    again = h2.event("game_over", 60)
+    assert again["result"] == over["result"]
+    assert h2.wait(30) == 0
+    record = check_record(again["record"])
+    assert record["actions"] == first["actions"] and record["deck"] == first["deck"]

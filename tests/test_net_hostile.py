@@ -8,11 +8,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import os
 import struct
 from pathlib import Path
 from typing import Any
 
 import msgpack
+import pytest
 
 from localdurak.game.actions import Action, Do
 from localdurak.game.rules import Rules
@@ -341,3 +343,35 @@ async def test_a_player_who_drops_in_the_lobby_comes_back_and_the_series_goes_on
     assert len(host.results) == 2 and len(s.results) == 2
     assert s.reconnects == 1  # once, and it stayed: no broken sequence after the resume
     await s.close()
+
+
+async def test_the_journal_and_the_event_log_reach_the_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """flush per line survives a crashed host process; fsync (in a thread, coalesced) also
+    survives a power cut.  Every file the host keeps for --resume is synced while it plays."""
+    synced: set[str] = set()
+    real = os.fsync
+
+    def fsync(fd: int) -> None:
+        synced.add(os.path.basename(os.readlink(f"/proc/self/fd/{fd}")))
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    host = TableHost(
+        load_or_create(tmp_path / "host"),
+        HostOptions(
+            name="Disk",
+            seats=2,
+            bots=2,
+            rules=Rules(deck=24),
+            record_dir=tmp_path / "r",
+            port=0,
+            advertise=False,
+            host="127.0.0.1",
+        ),
+    )
+    await host.start()
+    await asyncio.wait_for(host.run(), 60)
+    assert host.journal_path is not None
+    assert {"events.bin", host.journal_path.name} <= synced

@@ -329,6 +329,8 @@ class TableHost:
         self._events_file: Any = None
         self._game_over_at: float | None = None
         self._sync: asyncio.Task[None] | None = None
+        self._finishing: asyncio.Task[None] | None = None
+        """The game's record being written (`_finish_game`)."""
         self._sync_again = False
         self._ending: int | None = None
         self._releasing = False
@@ -414,6 +416,10 @@ class TableHost:
             await self.close()
 
     async def close(self, reason: str = "the host closed the table") -> None:
+        if self._finishing is not None:
+            # The last game's record first: the players' game is not over without it.
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(self._finishing), 60)
         if self.state is not TableState.CLOSED:
             self.state = TableState.CLOSED
             closed = TableClosed(seq=self._next_seq(), reason=reason)
@@ -1039,7 +1045,7 @@ class TableHost:
 
     def _finish_game(self, forfeit: int | None = None) -> None:
         g = self.game
-        if g is None:
+        if g is None or self._finishing is not None:
             return
         if self._reveal_timer is not None:
             self._reveal_timer.cancel()
@@ -1076,7 +1082,24 @@ class TableHost:
         self._journal_line(journal_set("result", result.to_dict()))
         if forfeit is not None:
             self._journal_line(journal_set("forfeit", forfeit))
-        record_path = self._write_record(result)
+        # The record's audit takes a while (a third of a second at six hands of 52 cards):
+        # in a thread, so that the table keeps answering meanwhile.  The game is over for
+        # everybody only once its record is on disk (a host that crashes before that writes
+        # it when it resumes: `replay_events`).
+        self._finishing = asyncio.get_running_loop().create_task(
+            self._finish_with_record(g, result, forfeit, announced), name="record"
+        )
+
+    async def _finish_with_record(
+        self, g: HostGame, result: GameResult, forfeit: int | None, announced: bool
+    ) -> None:
+        try:
+            record_path = await self._write_record(result)
+        except Exception:
+            log.exception("cannot write the game's record")
+            record_path = None
+        finally:
+            self._finishing = None
         if not announced:
             for s in result.durak:
                 self.score[s] += 1
@@ -1132,26 +1155,12 @@ class TableHost:
             },
         )
 
-    def _write_record(self, result: GameResult) -> Path | None:
+    async def _write_record(self, result: GameResult) -> Path | None:
         if self.journal_path is None:
             return None
-        record = read_journal(self.journal_path.read_text(encoding="utf-8"))
-        record.pop("privacy_log", None)
-        report = audit(record)
-        if report.deck is not None:
-            record["deck"] = [str(c) for c in report.deck]
-            self._journal_line(journal_set("deck", record["deck"]))
-        record["audit"] = "clean" if report.clean else [str(f) for f in report.faults]
-        ordered: dict[str, Any] = {
-            k: record[k]
-            for k in ("format", "rules", "seats", "names", "dealer", "previous", "deck", "actions")
-            if k in record
-        }
-        ordered.update((k, v) for k, v in record.items() if k not in ordered)
-        path = self.journal_path.with_suffix(".json")
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(ordered, indent=1) + "\n", encoding="utf-8")
-        tmp.replace(path)
+        path, deck = await asyncio.to_thread(_write_record_file, self.journal_path)
+        if deck is not None:
+            self._journal_line(journal_set("deck", deck))
         return path
 
     # --- dropping out and coming back ----------------------------------------------------
@@ -1249,6 +1258,10 @@ class TableHost:
                 for signed in bot.pending:
                     self.inbox.put_nowait((s, signed.command(bot.next_id)))
                     bot.next_id += 1
+        if self.game is not None and self.game.all_revealed():
+            # Every key was in, and the crash came before the game's end was told: its record
+            # and its end now (`_finish_game`, from the loop).
+            self.inbox.put_nowait((self._finish_game, None))
         self.resumed = True
         self.on_event({"event": "resumed", "seq": self.seq, "game": self.game_number})
 
@@ -1362,6 +1375,29 @@ def _fields(m: Any) -> dict[str, Any]:
 
 
 __all__ = ["HostOptions", "TableHost"]
+
+
+def _write_record_file(journal_path: Path) -> tuple[Path, list[str] | None]:
+    """The finished game's record beside its journal, audited (records.md); its path, and
+    the deck in deal order when the audit could decode it.  Pure work on files: a thread."""
+    record = read_journal(journal_path.read_text(encoding="utf-8"))
+    record.pop("privacy_log", None)
+    report = audit(record)
+    deck = [str(c) for c in report.deck] if report.deck is not None else None
+    if deck is not None:
+        record["deck"] = deck
+    record["audit"] = "clean" if report.clean else [str(f) for f in report.faults]
+    ordered: dict[str, Any] = {
+        k: record[k]
+        for k in ("format", "rules", "seats", "names", "dealer", "previous", "deck", "actions")
+        if k in record
+    }
+    ordered.update((k, v) for k, v in record.items() if k not in ordered)
+    path = journal_path.with_suffix(".json")
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(ordered, indent=1) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return path, deck
 
 
 def _fsync_all(fds: list[int]) -> None:
