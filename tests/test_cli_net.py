@@ -216,6 +216,8 @@ async def test_golden_host_waiting_screen(pipe: PipeInput) -> None:
     session = WaitingSession(lobby, SimpleNamespace(public_key=anna), anna)
 
     class FakeHosting(SimpleNamespace):
+        pin = None
+
         async def close(self, reason: str = "") -> None:
             self.closed = reason or "closed"
 
@@ -286,4 +288,62 @@ async def test_the_owner_seats_and_frees_bots_others_may_not(
     with pytest.raises(Unavailable, match="before its first game"):
         await session.add_bot()
     await guest.close()
+    assert await _quit(app, pipe, task) == 0
+
+
+async def test_lobby_asks_for_the_pin_of_a_table_that_wants_one(
+    pipe: PipeInput, tmp_path: Path
+) -> None:
+    """A table advertised with a PIN: Enter asks for it; a wrong one asks again (the host
+    refuses it); the right one seats us."""
+    options = _options(tmp_path, 2, 0)
+    options.pin = "4821"
+    host = TableHost(load_or_create(tmp_path / "host"), options)
+    assert host._ad().pin and host._ad().txt()["pin"] == "1"
+    await host.start()
+    serving = asyncio.get_running_loop().create_task(host.run())
+
+    class Found(NoTables):
+        def tables(self) -> list[TableRow]:
+            where = Address("127.0.0.1", host.port, host.identity.fingerprint)
+            return [TableRow("Kitchen", "", 0, 2, "podkidnoy 36", "lobby", where, pin=True)]
+
+    app = DurakApp(lobby=Lobby("Anna", Found(), bot_delay=0), input=pipe, output=FixedOutput())
+    task = asyncio.get_running_loop().create_task(app.run_async())
+    text = await _until(app, "Kitchen")
+    assert "PIN" in text
+    pipe.send_text("\r")
+    text = await _until(app, "Kitchen asks for a PIN")
+    assert app.screen == "pin"
+    pipe.send_text("1111\r")
+    text = await _until(app, "Wrong PIN: try again.")
+    assert "1111" not in text  # typed, not shown
+    pipe.send_text("4821\r")
+    text = await _until(app, "Waiting for: 1 more player")
+    assert app.screen == "table"
+    pipe.send_text("q")
+    await _until(app, "Tables on this network")
+    assert await _quit(app, pipe, task) == 0
+    await host.close("test over")
+    serving.cancel()
+
+
+async def test_lobby_hosts_a_table_with_a_pin_and_shows_it(pipe: PipeInput) -> None:
+    lobby = Lobby("Anna", NoTables(), bot_delay=0, port=0)
+    app = DurakApp(lobby=lobby, input=pipe, output=FixedOutput())
+    task = asyncio.get_running_loop().create_task(app.run_async())
+    await _until(app, "Tables on this network")
+    pipe.send_text("h")
+    await _until(app, "Host a table")
+    pipe.send_text("\x1b[A")  # up from the first field: the last one, the PIN
+    pipe.send_text("\x1b[C")  # right: yes
+    text = await _until(app, "pin")
+    pipe.send_text("\r")
+    text = await _until(app, "Waiting for: 1 more player")
+    hosting = app.hosting
+    assert hosting is not None and hosting.host.o.pin is not None
+    assert f"PIN: {hosting.host.o.pin}" in text and len(hosting.host.o.pin) == 4
+    assert hosting.host._ad().pin
+    pipe.send_text("q")
+    await _until(app, "Tables on this network")
     assert await _quit(app, pipe, task) == 0

@@ -56,6 +56,17 @@ def test_txt_record_round_trip() -> None:
     assert all(len(k) + len(v) < 255 for k, v in props.items())
 
 
+def test_a_table_with_a_pin_says_so_and_older_records_read_as_without() -> None:
+    ad = dm.TableAd("Anna's table", FP, 47823, pin=True)
+    props = {k.encode(): v.encode() for k, v in ad.txt().items()}
+    assert props[b"pin"] == b"1"
+    assert dm.parse_txt("x", props, 47823, []).pin
+    assert dm.parse_txt("x", props, 47823, []).to_json()["pin"] is True
+    assert b"pin" not in {k.encode() for k in dm.TableAd("T", FP, 1).txt()}
+    assert not dm.parse_txt("x", txt(), 47823, []).pin
+    assert not dm.parse_txt("x", txt(pin=b"yes"), 47823, []).pin
+
+
 @pytest.mark.parametrize(
     ("change", "why"),
     [

@@ -184,7 +184,7 @@ class DurakApp:
 
     @property
     def screen(self) -> str:
-        """ "table", "help", or the lobby's screen ("lobby", "host", "address", "name")."""
+        """ "table", "help", or the lobby's screen ("lobby", "host", "address", "name", "pin")."""
         if self.ui.show_help:
             return "help"
         if self.session is not None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -61,6 +62,8 @@ class TableRow:
     state: str
     address: Any = None
     """The `localdurak.net.client.Address` to join it at (None: it advertised no address)."""
+    pin: bool = False
+    """The table asks for a PIN: the lobby asks for it before joining."""
 
 
 class TableSource(Protocol):
@@ -130,7 +133,8 @@ def _row(t: Any) -> TableRow:
         if t.addresses and t.compatible
         else None
     )
-    return TableRow(t.name, where, t.seats_taken, t.seats_total, t.rules, state, address)
+    pin = bool(getattr(t, "pin", False))
+    return TableRow(t.name, where, t.seats_taken, t.seats_total, t.rules, state, address, pin)
 
 
 def default_source() -> TableSource:
@@ -165,8 +169,11 @@ FIELDS: tuple[Field, ...] = (
     Field("next_first_attack", _enum(NextFirstAttack)),
     Field("duren_leads", _enum(DurenLeads)),
     Field("partial_defence", (False, True)),
+    Field("pin", (False, True)),  # a random 4-digit PIN, shown on the host's screen
 )
-assert {f.key for f in FIELDS} - {"seats", "bots"} == set(OPTION_NAMES)
+TABLE_FIELDS = frozenset({"seats", "bots", "pin"})
+"""The form's fields that are not rules (section O) but the table's."""
+assert {f.key for f in FIELDS} - TABLE_FIELDS == set(OPTION_NAMES)
 
 
 class HostForm:
@@ -185,7 +192,7 @@ class HostForm:
 
     def rules(self) -> Rules:
         """The rules chosen; raises `RulesError` with the reason."""
-        opts = {k: v for k, v in self.values.items() if k not in ("seats", "bots")}
+        opts = {k: v for k, v in self.values.items() if k not in TABLE_FIELDS}
         rules = Rules(**opts)
         rules.check_seats(self.values["seats"])
         return rules
@@ -248,6 +255,11 @@ class Lobby:
             multiline=False, prompt="  HOST:PORT  ", accept_handler=self._address
         )
         self.name_input = TextArea(multiline=False, prompt="  ", accept_handler=self._name)
+        self.pin_input = TextArea(
+            multiline=False, prompt="  PIN  ", password=True, accept_handler=self._pin
+        )
+        self._pin_for: tuple[Any, str] | None = None
+        """The table the PIN screen asks for: its address and its name."""
 
     def attach(self, app: DurakApp) -> None:
         self.app = app
@@ -282,7 +294,11 @@ class Lobby:
             "lobby": app.frame(lobby, lambda: "Local Durak"),
             "host": app.frame(host, lambda: _("Host a table")),
         }
-        for screen, field in (("address", self.address), ("name", self.name_input)):
+        for screen, field in (
+            ("address", self.address),
+            ("name", self.name_input),
+            ("pin", self.pin_input),
+        ):
             head = Window(FormattedTextControl(app.text(self._input_text)), height=3)
             self._containers[screen] = app.frame(
                 HSplit([head, field, Window()]), lambda: "Local Durak"
@@ -293,7 +309,9 @@ class Lobby:
         self.screen = screen
         app = self.app
         assert app is not None
-        field = {"address": self.address, "name": self.name_input}.get(screen)
+        field = {"address": self.address, "name": self.name_input, "pin": self.pin_input}.get(
+            screen
+        )
         if field is not None:
             app.application.layout.focus(field)
 
@@ -315,9 +333,10 @@ class Lobby:
         for i, r in enumerate(rows):
             mark = arrow if i == self.selected else " "
             seats = _("{a}/{b} seats").format(a=r.seats_taken, b=r.seats_total)
+            # A table that asks for a PIN says so beside its name, where the row is never cut.
+            name = pad(r.name, 18) if not r.pin else pad(r.name, 13) + pad(" " + _("PIN"), 5)
             text = (
-                f" {mark} {pad(r.name, 18)} {pad(r.where, 22)} {pad(seats, 10)} "
-                f"{pad(r.rules, 14)} {r.state}"
+                f" {mark} {name} {pad(r.where, 22)} {pad(seats, 10)} {pad(r.rules, 14)} {r.state}"
             )
             style = "class:lobby-selected" if i == self.selected else "class:lobby-row"
             out += [(style, pad(text, w)), ("", "\n")]
@@ -362,9 +381,36 @@ class Lobby:
     def _input_text(self) -> StyleAndTextTuples:
         if self.screen == "address":
             text = _("The host's address and port (its screen shows them). Enter joins, Esc back.")
+        elif self.screen == "pin":
+            name = self._pin_for[1] if self._pin_for is not None else ""
+            text = _("{name} asks for a PIN: the host knows it. Enter joins, Esc back.").format(
+                name=name
+            )
+            out: StyleAndTextTuples = [("", "\n"), ("class:heading", "  " + text)]
+            if self.message:
+                out += [("", "\n"), ("class:status-error", "  " + self.message)]
+            return out
         else:
             text = _("Your name at the table. Enter keeps it, Esc back.")
         return [("", "\n"), ("class:heading", "  " + text)]
+
+    def ask_pin(self, address: Any, label: str, message: str = "") -> None:
+        """The PIN screen for the table at ``address``."""
+        self._pin_for = (address, label)
+        self.pin_input.text = ""
+        self.message = message
+        self.show("pin")
+
+    def _pin(self, buffer: Any) -> bool:
+        target = self._pin_for
+        pin = self.pin_input.text.strip()
+        self.pin_input.text = ""
+        if target is None:
+            self.show("lobby")
+            return False
+        self.show("lobby")
+        self.join(target[0], target[1], pin=pin)
+        return False
 
     # --- actions ------------------------------------------------------------------------------
 
@@ -393,18 +439,19 @@ class Lobby:
         if self.app is not None:
             self.app.application.invalidate()
 
-    def join(self, address: Any, label: str) -> None:
+    def join(self, address: Any, label: str, pin: str | None = None) -> None:
         """Join the table at ``address`` and open its screen; a failure stays in the lobby
-        with its reason."""
+        with its reason, and a table that wants a PIN (or another one) asks for it."""
         if self.busy:
             return
         self.busy = True
         self._say(_("Joining {name}…").format(name=label))
 
         async def go() -> None:
-            from localdurak.cli.netplay import join
+            from localdurak.cli.netplay import join_table
             from localdurak.net.client import ClientSession
             from localdurak.net.identity import IdentityError, load_or_create
+            from localdurak.protocol.codec import BadPin, ProtocolError
 
             try:
                 try:
@@ -412,10 +459,15 @@ class Lobby:
                 except IdentityError as e:
                     self._say(str(e))
                     return
-                session = ClientSession(identity, self.name, address)
-                error = await join(session)
-                if error:
-                    self._say(_("Cannot join {name}: {reason}").format(name=label, reason=error))
+                session = ClientSession(identity, self.name, address, pin=pin)
+                try:
+                    await join_table(session)
+                except BadPin:
+                    self.ask_pin(address, label, _("Wrong PIN: try again.") if pin else "")
+                    return
+                except (ProtocolError, ConnectionError, OSError, TimeoutError) as e:
+                    reason = str(e) or type(e).__name__
+                    self._say(_("Cannot join {name}: {reason}").format(name=label, reason=reason))
                     return
                 self.message = ""
                 assert self.app is not None
@@ -434,6 +486,7 @@ class Lobby:
         rules = self.form.rules()
         seats = self.form.values["seats"]
         bots = self.form.values["bots"]
+        pin = f"{secrets.randbelow(10_000):04d}" if self.form.values["pin"] else None
         self._say(_("Starting the table…"))
 
         async def go() -> None:
@@ -459,6 +512,7 @@ class Lobby:
                     port=self.port if self.port is not None else DEFAULT_PORT,
                     bot_delay=self.bot_delay,
                     own_seat=True,
+                    pin=pin,
                 )
                 try:
                     hosting, session = await host_and_sit(identity, options, self.name)
@@ -498,7 +552,9 @@ class Lobby:
         kb = KeyBindings()
         lobby = Condition(lambda: self.app is not None and self.app.screen == "lobby")
         host = Condition(lambda: self.app is not None and self.app.screen == "host")
-        typing = Condition(lambda: self.app is not None and self.app.screen in ("address", "name"))
+        typing = Condition(
+            lambda: self.app is not None and self.app.screen in ("address", "name", "pin")
+        )
 
         @kb.add("up", filter=lobby)
         def _up(event: KeyPressEvent) -> None:
@@ -522,6 +578,9 @@ class Lobby:
                 self.message = _("{name} cannot be joined from here: {state}").format(
                     name=row.name, state=row.state
                 )
+                return
+            if row.pin:
+                self.ask_pin(row.address, row.name)
                 return
             self.join(row.address, row.name)
 

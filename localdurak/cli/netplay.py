@@ -34,6 +34,11 @@ class Hosting:
     def port(self) -> int:
         return self.host.port
 
+    @property
+    def pin(self) -> str | None:
+        """The table's PIN, shown on the host's screen for the friends (None: no PIN)."""
+        return self.host.o.pin
+
     async def close(self, reason: str = "the host left") -> None:
         await self.host.close(reason)
         self.serving.cancel()
@@ -50,14 +55,23 @@ async def start_hosting(identity: Identity, options: HostOptions) -> Hosting:
     return Hosting(host, serving, lan_addresses() or ["127.0.0.1"])
 
 
-async def join(session: ClientSession) -> str:
-    """Connect ``session`` and say ready; "" when seated, else the reason it failed."""
+async def join_table(session: ClientSession) -> None:
+    """Connect ``session`` and say ready; raises what refused it (`BadPin` for a PIN the
+    table does not take), the session closed."""
     try:
         await session.start()
         await session.set_ready(True)
-    except (ProtocolError, ConnectionError, OSError, TimeoutError) as e:
+    except BaseException:
         with contextlib.suppress(Exception):
             await session.close()
+        raise
+
+
+async def join(session: ClientSession) -> str:
+    """Connect ``session`` and say ready; "" when seated, else the reason it failed."""
+    try:
+        await join_table(session)
+    except (ProtocolError, ConnectionError, OSError, TimeoutError) as e:
         return str(e) or type(e).__name__
     return ""
 
@@ -101,6 +115,10 @@ def waiting_text(session: Any, hosting: Hosting | None, width: int) -> StyleAndT
         where = "  ".join(f"{a}:{hosting.port}" for a in hosting.addresses)
         out += [("class:label", "  " + _("This laptop: ")), ("class:field-value", where)]
         out += [("", "\n")]
+        pin = hosting.pin
+        if pin:
+            out += [("class:label", "  " + _("PIN: ")), ("class:field-value", pin)]
+            out += [("class:dim", "  " + _("(tell it to your friends)")), ("", "\n")]
         out += [
             (
                 "class:dim",

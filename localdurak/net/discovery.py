@@ -104,6 +104,9 @@ class TableAd:
     seats_total: int = 2
     state: TableStatus = TableStatus.LOBBY
     rules: str = ""
+    pin: bool = False
+    """The table asks for a PIN (`pin=1` in the TXT record; absent when it does not, so
+    older browsers read it as before): the lobby asks for it before joining."""
 
     def txt(self) -> dict[str, str]:
         versions = (
@@ -111,7 +114,7 @@ class TableAd:
             if MIN_PROTOCOL_VERSION == PROTOCOL_VERSION
             else f"{MIN_PROTOCOL_VERSION}-{PROTOCOL_VERSION}"
         )
-        return {
+        txt = {
             "v": versions,
             "name": self.name[:NAME_MAX],
             "seats": f"{self.seats_taken}/{self.seats_total}",
@@ -119,6 +122,9 @@ class TableAd:
             "rules": self.rules[:RULES_MAX],
             "fp": self.fingerprint,
         }
+        if self.pin:
+            txt["pin"] = "1"
+        return txt
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +143,8 @@ class TableInfo:
     rules: str
     min_version: int
     max_version: int
+    pin: bool = False
+    """The table asks for a PIN."""
 
     @property
     def full(self) -> bool:
@@ -163,6 +171,7 @@ class TableInfo:
             "fingerprint": self.fingerprint,
             "version": [self.min_version, self.max_version],
             "compatible": self.compatible,
+            "pin": self.pin,
         }
 
 
@@ -219,6 +228,7 @@ def parse_txt(
         rules=_text(props, "rules")[:RULES_MAX],
         min_version=int(lo),
         max_version=int(hi or lo),
+        pin=props.get(b"pin") == b"1",
     )
 
 

@@ -469,6 +469,7 @@ class TableHost:
             seats_total=len(self.seats),
             state=TableStatus.PLAYING if self.state is TableState.PLAYING else TableStatus.LOBBY,
             rules=self.o.rules.summary(),
+            pin=bool(self.o.pin),
         )
 
     def _readvertise(self) -> None:
