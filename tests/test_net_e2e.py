@@ -7,6 +7,7 @@ Every host here runs with advertising off (mDNS only inside namespaces: test_net
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -243,3 +244,26 @@ def test_a_host_that_crashed_before_writing_the_record_writes_it_when_it_resumes
     assert h2.wait(30) == 0
     record = check_record(again["record"])
     assert record["actions"] == first["actions"] and record["deck"] == first["deck"]
+
+
+def test_a_person_without_the_pin_is_told_to_give_it(tmp_path: Path, procs: list[Proc]) -> None:
+    """`localdurak join` for a person asks for the PIN on a terminal; without one (a script)
+    it says how to give it, and the table is unharmed."""
+    h = host(tmp_path, procs, "--seats", "2", "--pin", "4821")
+    listening = h.event("listening")
+    address = f"127.0.0.1:{listening['port']}"
+    p = Proc(
+        localdurak("join", "--address", address, "--name", "Vera"),
+        env_for(tmp_path / "vera"),
+        "vera",
+    )
+    procs.append(p)
+    assert p.wait(30) == 1
+    for _ in range(50):  # the reader thread may still be reading its last words
+        if "--pin" in "".join(p.stderr):
+            break
+        time.sleep(0.05)
+    assert "needs a PIN" in "".join(p.stderr) and "--pin" in "".join(p.stderr)
+    bot = join(tmp_path, procs, listening, "bob", "--pin", "4821")
+    assert h.event("seated")["name"] == "bob"
+    bot.kill()

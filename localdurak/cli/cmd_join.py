@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import getpass
 import json
 import os
 import random
@@ -22,7 +23,7 @@ from localdurak.game.bots import BOT_LEVELS
 from localdurak.net.client import Address, ClientSession, play_as_bot
 from localdurak.net.discovery import DiscoveryUnavailable, TableBrowser
 from localdurak.net.identity import IdentityError, load_or_create
-from localdurak.protocol.codec import ProtocolError
+from localdurak.protocol.codec import BadPin, ProtocolError
 
 
 def register(subparsers: Any) -> None:
@@ -122,14 +123,26 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _play_person(session: ClientSession, ascii_only: bool = False) -> int:
-    """A person at the table: the terminal client on the network session."""
+    """A person at the table: the terminal client on the network session.  A table that
+    wants a PIN (or another one) asks for it on the terminal, as long as the host lets us
+    try."""
     from localdurak.cli.app import DurakApp
-    from localdurak.cli.netplay import join
+    from localdurak.cli.netplay import join_table
 
-    error = await join(session)
-    if error:
-        print(f"localdurak join: {error}", file=sys.stderr)
-        return 1
+    while True:
+        try:
+            await join_table(session)
+            break
+        except BadPin as e:
+            if not sys.stdin.isatty():
+                print(f"localdurak join: {e}; give it with --pin", file=sys.stderr)
+                return 1
+            print(f"localdurak join: {e}", file=sys.stderr)
+            pin = await asyncio.to_thread(getpass.getpass, "PIN: ")
+            session = ClientSession(session.identity, session.name, session.address, pin=pin)
+        except (ProtocolError, ConnectionError, OSError, TimeoutError) as e:
+            print(f"localdurak join: {e or type(e).__name__}", file=sys.stderr)
+            return 1
     try:
         app = DurakApp(session=session, ascii_only=ascii_only)
         return await app.run_async()
