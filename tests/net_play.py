@@ -38,22 +38,26 @@ class MemoryGame:
 
     def pump(self) -> None:
         while self.queue:
-            seat, signed = self.queue.pop(0)
-            accepted = self.host.receive(seat, signed.command(0))
-            for s, cmd in accepted.relay:
-                self.seq += 1
-                ev = PrivacyEvent(
-                    seq=self.seq,
-                    game=cmd.game,
-                    seat=s,
-                    n=cmd.n,
-                    step=cmd.step,
-                    body=cmd.body,
-                    sig=cmd.sig,
-                )
-                self.events.append(ev)
-                for p in self.seats:
-                    self.send(p.seat, p.receive(ev))
+            self.pump_one()
+
+    def pump_one(self) -> None:
+        """The host takes the first queued step; every seat gets what it relays."""
+        seat, signed = self.queue.pop(0)
+        accepted = self.host.receive(seat, signed.command(0))
+        for s, cmd in accepted.relay:
+            self.seq += 1
+            ev = PrivacyEvent(
+                seq=self.seq,
+                game=cmd.game,
+                seat=s,
+                n=cmd.n,
+                step=cmd.step,
+                body=cmd.body,
+                sig=cmd.sig,
+            )
+            self.events.append(ev)
+            for p in self.seats:
+                self.send(p.seat, p.receive(ev))
 
     def deal(self) -> None:
         for p in self.seats:

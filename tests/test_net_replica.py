@@ -3,6 +3,7 @@ privacy, each seat's engine fed only its own view, every relayed step signed and
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from typing import Any
 
@@ -234,7 +235,9 @@ def test_a_signed_play_of_a_card_the_seat_was_not_dealt_is_refused_by_host_and_s
     forged = dataclasses.replace(play, card=int(fake))
     att.player._sent[-1] = forged
     signed = att._sign([forged])
-    with pytest.raises(IllegalMove, match="wrong proof"):
+    # (The host's engine may know already that the card is elsewhere, R-S1: the turned
+    # trump; its card-privacy check says so otherwise.)
+    with pytest.raises(IllegalMove, match=r"wrong proof|does not hold"):
         g.host.receive(att.seat, signed.command(0))
     witness = next(p for p in g.seats if p.seat != att.seat)
     relayed = PrivacyEvent(
@@ -314,3 +317,38 @@ def test_the_host_verifies_deferred_strips_a_step_at_a_time() -> None:
     assert h.privacy.pending == before - 1
     assert h.verify_idle() is None
     assert not h.idle_work
+
+
+def test_nobody_plays_before_every_hand_of_the_deal_is_complete() -> None:
+    """A seat whose hand was complete could open while another hand was still on its ring
+    pass (a slow player's strip); the seat still waiting had no engine yet, refused the play
+    and never played again (found by the load soak once the host stopped stalling after each
+    deal).  The host refuses a game step until the whole deal is in, and no bot tries.  The
+    slow strip is made here by taking the last strip of one hand off a copy."""
+    g = MemoryGame(3, Rules(deck=24), seed=4)
+    g.deal()
+    game = g.host.game
+    assert game is not None and game.attacker is not None
+    att = g.seats[game.attacker]
+    view = att.view()
+    assert view is not None and att.hand_complete()
+    action = next(a for a in view.legal if a.do is Do.ATTACK)
+    other = next(s for s in range(3) if s != att.seat)
+
+    def lagging(t: Any) -> None:
+        chunk = t.schedule.chunk(0, other)
+        t.stages[chunk.key].pop()
+        assert not t.deal_complete()
+
+    host = copy.deepcopy(g.host)
+    lagging(host.privacy.t)
+    seat = copy.deepcopy(att)
+    lagging(seat.player.t)
+    assert not seat.hand_complete()  # its bot waits
+    with pytest.raises(NotYourTurn, match="still being dealt"):
+        host.receive(att.seat, seat.act(action).command(0))
+    # The real table, whole: the play goes on.
+    g.send(att.seat, [att.act(action)])
+    g.pump()
+    g.play_out()
+    assert audit(g.record()).clean

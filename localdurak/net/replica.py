@@ -315,9 +315,15 @@ class SeatGame:
         return self._hand0 is not None
 
     def hand_complete(self) -> bool:
-        """All cards of our hand are decoded (a refill may still be on its ring pass)."""
+        """All cards of our hand are decoded (a refill may still be on its ring pass), and
+        every other hand of the deal too: nobody plays before everybody holds his cards (the
+        host refuses it: a seat whose hand is still on its way could not follow)."""
         g = self.game
-        return g is not None and g.count(self.seat) == len(g.hand(self.seat))
+        return (
+            g is not None
+            and self.player.t.deal_complete()
+            and g.count(self.seat) == len(g.hand(self.seat))
+        )
 
     def act(self, action: Action) -> Signed:
         """Our action, as its privacy messages with proofs, signed.  Checked by our own
@@ -636,7 +642,9 @@ class HostGame:
         g = self.game
         if cmd.step in GAME_STEPS:
             action = action_of(msgs)
-            if g is None:
+            if g is None or not self.privacy.t.deal_complete():
+                # Not before every hand of the deal is complete: a seat whose hand is still
+                # on its ring pass has no engine yet to follow the play with.
                 raise NotYourTurn("the cards are still being dealt")
             if g.result is not None:
                 raise NotYourTurn("the game is over")

@@ -530,6 +530,11 @@ class Transcript:
             )
         self.verified.add((chunk.key, d))
 
+    def deal_complete(self) -> bool:
+        """Every chunk of the deal (batch 0) has all its strips: every hand can be read."""
+        batches = self.schedule.batches
+        return bool(batches) and all(self.complete(c) for c in batches[0])
+
     def next_unverified(self) -> tuple[Chunk, int] | None:
         """A strip of a complete chunk not verified yet (the earliest), or None.  A player
         verifies these while the table is quiet (`localdurak.net.replica.SeatGame.verify_ahead`)
