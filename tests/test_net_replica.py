@@ -14,7 +14,6 @@ from localdurak.game.cards import deck_cards
 from localdurak.game.rules import Rules
 from localdurak.net.replica import SeatGame
 from localdurak.protocol.codec import AuthFailed, IllegalMove, NotYourTurn, Replayed
-from localdurak.protocol.messages import PrivacyEvent
 from localdurak.protocol.privacy_audit import audit
 from localdurak.protocol.privacy_record import transcript_to_dict
 from tests.net_play import MemoryGame
@@ -201,17 +200,7 @@ def test_a_bad_game_key_proof_on_an_act_is_refused_by_the_host_and_left_to_the_a
         g.host.receive(defender, signed.command(0))
     # A careless host relays it anyway: the seats take the act (its signature is good) ...
     witness = g.seats[1 - defender]
-    witness.receive(
-        PrivacyEvent(
-            seq=g.seq + 1,
-            game=signed.game,
-            seat=defender,
-            n=signed.n,
-            step=signed.step,
-            body=signed.body,
-            sig=signed.sig,
-        )
-    )
+    witness.receive(signed.relayed(g.seq + 1, defender))
     assert witness.game is not None and witness.game.phase == "taking"
     # ... and their own audit of what they saw does not let it pass.
     report = audit({"privacy": transcript_to_dict(witness.setup, witness.player.t.log, [])})
@@ -240,15 +229,7 @@ def test_a_signed_play_of_a_card_the_seat_was_not_dealt_is_refused_by_host_and_s
     with pytest.raises(IllegalMove, match=r"wrong proof|does not hold"):
         g.host.receive(att.seat, signed.command(0))
     witness = next(p for p in g.seats if p.seat != att.seat)
-    relayed = PrivacyEvent(
-        seq=g.seq + 1,
-        game=signed.game,
-        seat=att.seat,
-        n=signed.n,
-        step=signed.step,
-        body=signed.body,
-        sig=signed.sig,
-    )
+    relayed = signed.relayed(g.seq + 1, att.seat)
     with pytest.raises(IllegalMove, match="wrong proof"):
         witness.receive(relayed)
 

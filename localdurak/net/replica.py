@@ -228,6 +228,18 @@ class Signed:
             id=command_id, game=self.game, n=self.n, step=self.step, body=self.body, sig=self.sig
         )
 
+    def relayed(self, seq: int, seat: int) -> PrivacyEvent:
+        """The step as the host relays it from ``seat`` (unchanged, numbered ``seq``)."""
+        return PrivacyEvent(
+            seq=seq,
+            game=self.game,
+            seat=seat,
+            n=self.n,
+            step=self.step,
+            body=self.body,
+            sig=self.sig,
+        )
+
 
 @dataclass
 class _Counters:
