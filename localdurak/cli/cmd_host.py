@@ -24,6 +24,7 @@ from typing import Any
 
 from localdurak.cli.logs import setup_logging
 from localdurak.cli.options import add_rules_options, rules_from_args
+from localdurak.datadir import data_dir
 from localdurak.game.bots import BOT_LEVELS
 from localdurak.game.rules import RulesError
 from localdurak.net.host import HostOptions, TableHost, resume_table
@@ -42,7 +43,14 @@ def register(subparsers: Any) -> None:
     p.add_argument("--bots", type=int, default=0, metavar="K", help="bots taking seats at once")
     p.add_argument("--level", choices=BOT_LEVELS, default="normal", help="the bots' level")
     p.add_argument("--games", type=int, default=1, metavar="G", help="games in the series")
-    p.add_argument("--record-dir", type=Path, default=Path("."), metavar="DIR")
+    p.add_argument(
+        "--record-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="where the games' records go (default: records/ in the data directory, as the "
+        "lobby's tables)",
+    )
     p.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="P", help="0: any free port")
     p.add_argument("--pin", default=None, metavar="CODE", help="a PIN new players must give")
     p.add_argument("--no-advertise", action="store_true", help="do not announce on mDNS")
@@ -120,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
             bots=args.bots,
             bot_level=args.level,
             games=args.games,
-            record_dir=args.record_dir,
+            record_dir=args.record_dir if args.record_dir is not None else data_dir() / "records",
             port=args.port,
             pin=args.pin,
             advertise=not args.no_advertise,
