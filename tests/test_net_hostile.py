@@ -375,3 +375,42 @@ async def test_the_journal_and_the_event_log_reach_the_disk(
     await asyncio.wait_for(host.run(), 60)
     assert host.journal_path is not None
     assert {"events.bin", host.journal_path.name} <= synced
+
+
+async def test_R_S5_every_player_sees_the_challenge_window_open_and_close(
+    tmp_path: Path,
+) -> None:
+    """The host holds an action that would close the bout for the challenge window; a
+    `closing` event tells every screen meanwhile that challenges are still taken."""
+    ident = load_or_create(tmp_path / "host")
+    host = TableHost(
+        ident,
+        HostOptions(
+            name="Shulery",
+            seats=2,
+            bots=1,
+            rules=Rules(deck=24, cheating=True),
+            record_dir=tmp_path / "r",
+            port=0,
+            advertise=False,
+            host="127.0.0.1",
+            challenge_window=0.2,
+        ),
+    )
+    await host.start()
+    run = asyncio.create_task(host.run())
+    s = ClientSession(
+        load_or_create(tmp_path / "p"),
+        "Pat",
+        Address("127.0.0.1", host.port, ident.fingerprint),
+        state_dir=tmp_path / "p" / "s",
+    )
+    seen: list[bool] = []
+    s.subscribe(lambda: seen.append(s.closing) if not seen or seen[-1] != s.closing else None)
+    await s.start()
+    bot = asyncio.create_task(play_as_bot(s, "random"))
+    await asyncio.wait_for(run, 120)
+    bot.cancel()
+    opened = [e for e in host.events if isinstance(e, m.Closing) and e.open]
+    assert opened and all(e.window == 200 for e in opened)
+    assert True in seen and seen[-1] is False  # opened on screen, and closed again

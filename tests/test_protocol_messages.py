@@ -71,6 +71,7 @@ EXAMPLES: list[m.Message] = [
     ),
     m.PrivacyEvent(seq=4, game=GAME, seat=1, n=0, step="commit", body={"y": KEY}, sig=SIG),
     m.Presence(seq=5, seat=1, connected=False, hold=120),
+    m.Closing(seq=5, seat=0, open=True, window=2000),
     m.GameOver(seq=6, game=GAME, result=GameResult((1,), False), forfeit=None, score=(0, 1)),
     m.Snapshot(seq=7, lobby={"t": "lobby"}, log=({"t": "acted"},)),
     m.TableClosed(seq=8, reason="host quit"),

@@ -71,6 +71,7 @@ from localdurak.protocol.messages import (
     AddBot,
     BotLevel,
     Bye,
+    Closing,
     Error,
     GameOver,
     GameStarted,
@@ -193,6 +194,7 @@ class ClientSession:
         self._changed = asyncio.Event()
         self._ahead = False
         """Whether strips of other hands' deals may wait for `SeatGame.verify_ahead`."""
+        self._closing = False
         self._next_id = 1
         self._pending: list[Signed] = []
         """Our signed steps not yet seen relayed: sent again after a reconnect."""
@@ -275,7 +277,8 @@ class ClientSession:
 
     @property
     def closing(self) -> bool:
-        return False  # the host holds a closing action back without telling (R-S5)
+        """R-S5: the host holds an action that closes the bout (its `Closing` event)."""
+        return self._closing
 
     def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
         self._listeners.append(callback)
@@ -601,6 +604,7 @@ class ClientSession:
                 return []
             self.game = SeatGame(m, self.my_seat, self.identity)
             self._pending = []
+            self._closing = False
             self._audit = AuditVerdict(AuditStatus.PENDING)
             self._events = [TableEvent(EventKind.GAME_STARTED, game=m.number + 1)]
             return self.game.start()
@@ -618,6 +622,7 @@ class ClientSession:
                 self._trace(m, t0)
             return out
         if isinstance(m, GameOver):
+            self._closing = False
             self.results.append(m)
             self.score = m.score
             self._series = self._series.add(m.result, len(m.score) or len(self.names))
@@ -630,6 +635,9 @@ class ClientSession:
                 task.add_done_callback(self._tasks.discard)
             if m.forfeit is not None and self.game is not None and m.game == self.game.game_id:
                 return self.game.reveal_now()
+            return []
+        if isinstance(m, Closing):
+            self._closing = m.open
             return []
         if isinstance(m, Presence):
             if m.connected:

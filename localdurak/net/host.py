@@ -84,6 +84,7 @@ from localdurak.protocol.messages import (
     Authed,
     BotLevel,
     Bye,
+    Closing,
     Error,
     GameOver,
     GameStarted,
@@ -1011,6 +1012,8 @@ class TableHost:
             return False
         self.on_event({"event": "challenge_window", "seat": seat, "seconds": window})
         self._held += 1
+        # Everybody sees the window open (their screens say challenges are still taken).
+        self._emit(Closing(seq=self._next_seq(), seat=seat, open=True, window=int(window * 1000)))
         asyncio.get_running_loop().call_later(
             window,
             lambda: self.inbox.put_nowait((lambda: self._release(seat, cmd, peer), None)),
@@ -1030,6 +1033,8 @@ class TableHost:
             return
         finally:
             self._releasing = False
+            if not self._held and self.game is not None:
+                self._emit(Closing(seq=self._next_seq(), seat=seat, open=False))
         if peer is not None:
             peer.push(Ack(re=cmd.id, seq=seq))
 

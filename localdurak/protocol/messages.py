@@ -803,6 +803,22 @@ class PrivacyEvent(Message):
 
 
 @dataclass(frozen=True, slots=True)
+class Closing(Message):
+    """R-S5: an action that would close the bout is held for the challenge window (``open``,
+    ``window`` milliseconds), or the window is over (not ``open``: the action was relayed or
+    refused just before).  Players may still challenge while it is open."""
+
+    TYPE = "closing"
+    SENDER = Role.HOST
+    KIND = Kind.EVENT
+    SCHEMA = schema({"seq": SEQ, "seat": SEAT, "open": Bool(), "window": Int(0, 60_000)})
+    seq: int
+    seat: int
+    open: bool
+    window: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Presence(Message):
     """A seat's player dropped or came back; ``hold`` is how many seconds the host keeps the
     seat before the player forfeits (card-privacy.md "When a player drops out")."""
@@ -895,6 +911,7 @@ MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
         Acted,
         PrivacyEvent,
         Presence,
+        Closing,
         GameOver,
         Snapshot,
         TableClosed,
