@@ -261,6 +261,26 @@ async def test_refused_action_shows_its_reason(running: Running) -> None:
     assert running.table.view is not None and running.table.view.result is None  # type: ignore[union-attr]
 
 
+async def test_refused_action_says_its_rule_in_russian(pipe: PipeInput) -> None:
+    """The engine words its refusals in English; a Russian screen shows the rule's own
+    sentence instead, with its id."""
+    i18n.set_language("ru")
+    try:
+        table = _table()
+        async with table:
+            app = DurakApp(session=table, input=pipe, output=FixedOutput())
+            r = Running(app, table, pipe)
+            await r.settle()
+            r.inp.send_text("t")  # take, when we are not the defender (R-B8)
+            text = await r.screen()
+            status = next(line for line in text.splitlines() if "▶" in line)
+            assert "Берёт только отбивающийся" in status and "(R-B8)" in status
+            assert "defender" not in status
+            await r.quit()
+    finally:
+        i18n.set_language("en")
+
+
 async def test_resize_to_80x24_and_wider(running: Running) -> None:
     await running.settle()
     out = running.app.application.output

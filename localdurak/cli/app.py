@@ -31,10 +31,10 @@ from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import Frame
 
-from localdurak.cli import bigtext, table
+from localdurak.cli import bigtext, i18n, table
 from localdurak.cli.i18n import _, ngettext
 from localdurak.cli.table import TableUI
-from localdurak.cli.words import glossary, join_names, rules_summary, waiting_for
+from localdurak.cli.words import glossary, join_names, rule_refusal, rules_summary, waiting_for
 from localdurak.game.actions import Action, Do
 from localdurak.game.cards import Card, lowest_rank
 from localdurak.game.rules import ThrowInOrder
@@ -585,6 +585,9 @@ class DurakApp:
             await s.async_act(action)
         except ActionRefused as e:
             reason = e.reason[:1].upper() + e.reason[1:]
+            if i18n.language() != "en":
+                # The engine words its refusals in English: the rule's own sentence instead.
+                reason = rule_refusal(e.rule) or reason
             self.show_message(f"{reason} ({e.rule})" if e.rule else reason)
             return
         self.ui.marked.clear()

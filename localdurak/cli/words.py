@@ -303,3 +303,38 @@ def rules_summary(rules: Rules) -> str:
         else:
             parts.append(f"{option_word(key)} {value}")
     return " · ".join(parts)
+
+
+# What each rule forbids, in a sentence a player reads on the ▶ line when the engine refuses an
+# action in another language than English (the engine's own reasons, with their cards and
+# seats, are English: shown as they are on an English screen).
+_RULE_REFUSALS = {
+    "R-B1": lambda: _("The main attacker opens the bout: one card, or several cards of one rank."),
+    "R-B2": lambda: _("Only the defender's opponents attack him."),
+    "R-B3": lambda: _("Throw in only cards of a rank already on the table."),
+    "R-B4": lambda: _("No more cards in this bout: its limit is reached."),
+    "R-B5": lambda: _("Cover with a higher card of the same suit, or with a trump."),
+    "R-B6": lambda: _("Transfer with a card of the attack's rank, while nothing is covered."),
+    "R-B7": lambda: _("No transfer by showing a trump here."),
+    "R-B8": lambda: _("Only the defender takes, while cards lie on the table."),
+    "R-B9": lambda: _("Attackers pass; the defender covers or takes."),
+    "R-B13": lambda: _("That player is out of the game."),
+    "R-B14": lambda: _("The game is over."),
+    "R-C1": lambda: _("That card is not in this deck."),
+    "R-C2": lambda: _("That is not a card."),
+    "R-C3": lambda: _("There is no such seat at this table."),
+    "R-P1": lambda: _("Another player leads this bout."),
+    "R-P2": lambda: _("Dureń does not allow this lead."),
+    "R-P3": lambda: _("Nobody throws in in Dureń: the lead is made."),
+    "R-P4": lambda: _("Nobody passes in Dureń: cover or take."),
+    "R-P5": lambda: _("In Dureń the defender covers every card, or takes."),
+    "R-S1": lambda: _("That card is not in the hand."),
+    "R-S2": lambda: _("Challenge only another player's card that lies on the table."),
+    "R-T2": lambda: _("Partners do not play against each other."),
+}
+
+
+def rule_refusal(rule: str | None) -> str | None:
+    """What ``rule`` forbids, in the player's language (None: no sentence for it)."""
+    text = _RULE_REFUSALS.get(rule or "")
+    return text() if text is not None else None
