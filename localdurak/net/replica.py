@@ -663,7 +663,14 @@ class HostGame:
             try:
                 g.check(action)
             except IllegalAction as e:
-                if not g.legal_actions(seat) and action.do is not Do.CHALLENGE:
+                # Not his turn when nothing is open to him; the host's engine does not know
+                # the hands, though, so the main attacker, who may open with any card of his,
+                # lists nothing either (unless a card of his was shown): his is a wrong move.
+                if (
+                    not g.legal_actions(seat)
+                    and seat != g.attacker
+                    and action.do is not Do.CHALLENGE
+                ):
                     raise NotYourTurn(f"not your turn: {e.reason}", rule=e.rule) from None
                 raise IllegalMove(str(e), rule=e.rule) from None
         # Card privacy: every message checked before any is accepted (a multi-card attack is
