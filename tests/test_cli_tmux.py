@@ -81,3 +81,54 @@ def test_play_in_a_real_terminal(terminal: tuple[str, Callable[[], str]], tmp_pa
     assert "Traceback" not in screen
     # First screen well under a second on an idle machine; generous here (shared CI cores).
     assert first_screen < 5, first_screen
+
+
+def _localdurak_pids(home: Path) -> list[int]:
+    """The `python -m localdurak` processes running with LOCALDURAK_HOME=``home``."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+            environ = (proc / "environ").read_bytes().split(b"\0")
+        except (OSError, ValueError):
+            continue
+        if argv[1:3] == [b"-m", b"localdurak"] and f"LOCALDURAK_HOME={home}".encode() in environ:
+            pids.append(int(proc.name))
+    return pids
+
+
+def test_a_crashed_host_comes_back_with_its_player_at_his_seat(
+    terminal: tuple[str, Callable[[], str]], tmp_path: Path
+) -> None:
+    """`localdurak host` killed with -9 mid-game; `localdurak host --resume JOURNAL` brings the
+    table up again and its own player back to seat 0, with the same hand and the same bout
+    (his client's saved seat), on his screen.  Advertising off: not on a real interface."""
+    name, capture = terminal
+    env = (
+        f"cd {shlex.quote(str(ROOT))} && LOCALDURAK_HOME={shlex.quote(str(tmp_path))} "
+        f"LOCALDURAK_NO_MDNS=1 LANG=C.UTF-8 {shlex.quote(sys.executable)} -m localdurak"
+    )
+    _tmux(
+        "new-session", "-d", "-s", name, "-x", "80", "-y", "24",
+        f"{env} host --name Kitchen --seats 2 --bots 1 --bot-delay 0.05 --port 0 "
+        "--player Anna; echo EXIT=$?; sleep 30",
+    )  # fmt: skip
+    screen = _wait(capture, "▶", 20)
+    assert "Kitchen" in screen and "you: Anna" in screen
+    _tmux("send-keys", "-t", name, "t")  # a move (take when defending; refused otherwise)
+    time.sleep(1.0)
+    before = _wait(capture, "▶")
+    hand = next(line for line in before.splitlines() if "1    2" in line)
+    for p in _localdurak_pids(tmp_path):
+        os.kill(p, 9)  # the host's process (and its player's client in it), not the shell
+    _wait(capture, "EXIT=137")
+    (journal,) = (tmp_path / "records").glob("*.journal")
+    _tmux(
+        "respawn-pane", "-k", "-t", name,
+        f"{env} host --resume {shlex.quote(str(journal))} --player Anna; echo EXIT=$?; sleep 30",
+    )  # fmt: skip
+    screen = _wait(capture, "you: Anna", 20)
+    assert "Kitchen" in screen and "Traceback" not in screen
+    assert hand in screen  # the same hand: the game went on where it was
+    _tmux("send-keys", "-t", name, "q")
+    assert "Traceback" not in _wait(capture, "EXIT=0")

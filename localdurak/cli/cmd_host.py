@@ -104,6 +104,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"localdurak host: {e}", file=sys.stderr)
         return 1
     if args.resume is not None:
+        if not args.headless and _hosted_by_a_person(args.resume):
+            # The table's own player comes back to his seat, on his screen.
+            from localdurak.cli.cmd_play import setup_language
+
+            if not setup_language(args):
+                return 2
+            return asyncio.run(_resume_and_play(identity, args))
         try:
             host = resume_table(identity, args.resume, on_event=_print)
         except (OSError, ValueError) as e:
@@ -162,6 +169,46 @@ async def _host_and_play(identity: Any, options: HostOptions, args: argparse.Nam
     try:
         hosting, session = await host_and_sit(identity, options, settings.player_name(args.player))
     except (PortInUse, OSError) as e:
+        print(f"localdurak host: {e}", file=sys.stderr)
+        return 1
+    try:
+        return await DurakApp(session=session, hosting=hosting, ascii_only=args.ascii).run_async()
+    finally:
+        await session.close()
+        await hosting.close("the host left")
+
+
+def _hosted_by_a_person(journal: Path) -> bool:
+    """Whether the table of ``journal`` had the host's own player at seat 0 (``localdurak
+    host`` without --headless); unreadable: no (the headless resume says why)."""
+    from localdurak.net.host import STATE_FILE
+    from localdurak.protocol.records import read_journal
+
+    try:
+        if journal.suffix == ".json" and journal.with_suffix(".journal").exists():
+            journal = journal.with_suffix(".journal")
+        table = read_journal(journal.read_text(encoding="utf-8")).get("table") or {}
+        state = json.loads((Path(table["state"]) / STATE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    return bool(state.get("own_seat"))
+
+
+async def _resume_and_play(identity: Any, args: argparse.Namespace) -> int:
+    """``localdurak host --resume JOURNAL`` for the table's own player: the table up again,
+    and its player at seat 0 again, his game brought back from his saved seat."""
+    from localdurak.cli import settings
+    from localdurak.cli.app import DurakApp
+    from localdurak.cli.netplay import resume_hosting, sit_at_own_table
+
+    try:
+        hosting = await resume_hosting(identity, args.resume)
+    except (OSError, ValueError) as e:
+        print(f"localdurak host: cannot resume {args.resume}: {e}", file=sys.stderr)
+        return 1
+    try:
+        session = await sit_at_own_table(identity, hosting, settings.player_name(args.player))
+    except (ConnectionError, OSError) as e:
         print(f"localdurak host: {e}", file=sys.stderr)
         return 1
     try:

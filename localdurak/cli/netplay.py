@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -17,7 +18,7 @@ from localdurak.cli.table import pad
 from localdurak.cli.words import rules_summary
 from localdurak.net.client import Address, ClientSession
 from localdurak.net.discovery import lan_addresses
-from localdurak.net.host import HostOptions, TableHost
+from localdurak.net.host import HostOptions, TableHost, resume_table
 from localdurak.net.identity import Identity, pairing_code
 from localdurak.protocol.codec import ProtocolError
 
@@ -55,6 +56,30 @@ async def start_hosting(identity: Identity, options: HostOptions) -> Hosting:
     return Hosting(host, serving, lan_addresses() or ["127.0.0.1"])
 
 
+async def resume_hosting(identity: Identity, journal: Path) -> Hosting:
+    """A table hosted here that crashed, up again from its journal (`resume_table`)."""
+    host = resume_table(identity, journal)
+    await host.start()
+    serving = asyncio.get_running_loop().create_task(host.run())
+    return Hosting(host, serving, lan_addresses() or ["127.0.0.1"])
+
+
+async def sit_at_own_table(identity: Identity, hosting: Hosting, player: str) -> ClientSession:
+    """The host's person at seat 0 of the table this process hosts (after a crash, the saved
+    seat in the data directory brings his game back)."""
+    session = ClientSession(
+        identity,
+        player,
+        Address("127.0.0.1", hosting.port, identity.fingerprint),
+        pin=hosting.pin,
+    )
+    error = await join(session)
+    if error:
+        await hosting.close()
+        raise ConnectionError(error)
+    return session
+
+
 async def join_table(session: ClientSession) -> None:
     """Connect ``session`` and say ready; raises what refused it (`BadPin` for a PIN the
     table does not take), the session closed."""
@@ -82,14 +107,7 @@ async def host_and_sit(
     """Host ``options``' table and sit ``player`` at seat 0 through a network session to it (so
     the host's player is checked like everybody else)."""
     hosting = await start_hosting(identity, options)
-    session = ClientSession(
-        identity, player, Address("127.0.0.1", hosting.port, identity.fingerprint), pin=options.pin
-    )
-    error = await join(session)
-    if error:
-        await hosting.close()
-        raise ConnectionError(error)
-    return hosting, session
+    return hosting, await sit_at_own_table(identity, hosting, player)
 
 
 def session_pairing_code(session: Any) -> str:

@@ -1229,6 +1229,10 @@ class TableHost:
         if self.seats[seat].away_since is not None:
             self._back(seat)
         self._emit(Presence(seq=self._next_seq(), seat=seat, connected=True, hold=0))
+        if not any(isinstance(ev, Lobby) for ev in self.events[m.last_seq - self.first_seq + 1 :]):
+            # A client restarted from its saved seat has no lobby (the table's name, the
+            # seats): everybody gets the table's picture again, the seat back in it.
+            self._broadcast_lobby()
 
     # --- persistence --------------------------------------------------------------------------
 
@@ -1334,6 +1338,7 @@ class TableHost:
             "advertise": self.o.advertise,
             "challenge_window": self.o.challenge_window,
             "bot_delay": self.o.bot_delay,
+            "own_seat": self.o.own_seat,
             "journal": str(self.journal_path) if self.journal_path else None,
             "bots": {
                 str(s): {"level": slot.bot.level, "key": slot.bot.key.private_bytes().hex()}
@@ -1443,6 +1448,7 @@ def resume_table(
         challenge_window=state.get("challenge_window", CHALLENGE_WINDOW),
         bot_delay=state.get("bot_delay", 0.0),
         advertise=state.get("advertise", True),
+        own_seat=bool(state.get("own_seat", False)),
     )
     host = TableHost(identity, options, on_event=on_event)
     for seat, b in state["bots"].items():
