@@ -46,15 +46,7 @@ class MemoryGame:
         accepted = self.host.receive(seat, signed.command(0))
         for s, cmd in accepted.relay:
             self.seq += 1
-            ev = PrivacyEvent(
-                seq=self.seq,
-                game=cmd.game,
-                seat=s,
-                n=cmd.n,
-                step=cmd.step,
-                body=cmd.body,
-                sig=cmd.sig,
-            )
+            ev = cmd.relayed(self.seq, s)
             self.events.append(ev)
             for p in self.seats:
                 self.send(p.seat, p.receive(ev))

@@ -195,24 +195,23 @@ async def test_hostile_clients_are_refused_and_the_game_goes_on(tmp_path: Path) 
     assert isinstance(Action, type) and Do.PASS
 
 
-async def test_the_network_session_is_a_table_session_for_the_terminal_client(
-    tmp_path: Path,
-) -> None:
-    from localdurak.net.api import AuditStatus, ConnectionState, EventKind, TableSession
-
+async def _table_with_pat(
+    tmp_path: Path, rules: Rules, **options: Any
+) -> tuple[TableHost, asyncio.Task[None], ClientSession]:
+    """A two-seat table on loopback (a host bot at seat 0, advertising off), serving, and
+    Pat's session to it, not started."""
     ident = load_or_create(tmp_path / "host")
     host = TableHost(
         ident,
         HostOptions(
-            name="API",
             seats=2,
             bots=1,
-            rules=Rules(deck=24),
+            rules=rules,
             record_dir=tmp_path / "r",
             port=0,
             advertise=False,
             host="127.0.0.1",
-            games=2,
+            **options,
         ),
     )
     await host.start()
@@ -223,6 +222,15 @@ async def test_the_network_session_is_a_table_session_for_the_terminal_client(
         Address("127.0.0.1", host.port, ident.fingerprint),
         state_dir=tmp_path / "p" / "s",
     )
+    return host, run, s
+
+
+async def test_the_network_session_is_a_table_session_for_the_terminal_client(
+    tmp_path: Path,
+) -> None:
+    from localdurak.net.api import AuditStatus, ConnectionState, EventKind, TableSession
+
+    _, run, s = await _table_with_pat(tmp_path, Rules(deck=24), name="API", games=2)
     await s.start()
     assert isinstance(s, TableSession)
     assert s.connection is ConnectionState.CONNECTED and not s.offline and s.seat == 1
@@ -382,28 +390,8 @@ async def test_R_S5_every_player_sees_the_challenge_window_open_and_close(
 ) -> None:
     """The host holds an action that would close the bout for the challenge window; a
     `closing` event tells every screen meanwhile that challenges are still taken."""
-    ident = load_or_create(tmp_path / "host")
-    host = TableHost(
-        ident,
-        HostOptions(
-            name="Shulery",
-            seats=2,
-            bots=1,
-            rules=Rules(deck=24, cheating=True),
-            record_dir=tmp_path / "r",
-            port=0,
-            advertise=False,
-            host="127.0.0.1",
-            challenge_window=0.2,
-        ),
-    )
-    await host.start()
-    run = asyncio.create_task(host.run())
-    s = ClientSession(
-        load_or_create(tmp_path / "p"),
-        "Pat",
-        Address("127.0.0.1", host.port, ident.fingerprint),
-        state_dir=tmp_path / "p" / "s",
+    host, run, s = await _table_with_pat(
+        tmp_path, Rules(deck=24, cheating=True), name="Shulery", challenge_window=0.2
     )
     seen: list[bool] = []
     s.subscribe(lambda: seen.append(s.closing) if not seen or seen[-1] != s.closing else None)

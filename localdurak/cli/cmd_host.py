@@ -163,7 +163,6 @@ async def _host_and_play(identity: Any, options: HostOptions, args: argparse.Nam
     """`localdurak host` for people: the table, and the terminal client at seat 0 (a network
     session to our own table, so the host's player is checked like everyone else)."""
     from localdurak.cli import settings
-    from localdurak.cli.app import DurakApp
     from localdurak.cli.netplay import host_and_sit
 
     try:
@@ -171,11 +170,7 @@ async def _host_and_play(identity: Any, options: HostOptions, args: argparse.Nam
     except (PortInUse, OSError) as e:
         print(f"localdurak host: {e}", file=sys.stderr)
         return 1
-    try:
-        return await DurakApp(session=session, hosting=hosting, ascii_only=args.ascii).run_async()
-    finally:
-        await session.close()
-        await hosting.close("the host left")
+    return await _play_hosted(hosting, session, args.ascii)
 
 
 def _hosted_by_a_person(journal: Path) -> bool:
@@ -198,7 +193,6 @@ async def _resume_and_play(identity: Any, args: argparse.Namespace) -> int:
     """``localdurak host --resume JOURNAL`` for the table's own player: the table up again,
     and its player at seat 0 again, his game brought back from his saved seat."""
     from localdurak.cli import settings
-    from localdurak.cli.app import DurakApp
     from localdurak.cli.netplay import resume_hosting, sit_at_own_table
 
     try:
@@ -211,8 +205,15 @@ async def _resume_and_play(identity: Any, args: argparse.Namespace) -> int:
     except (ConnectionError, OSError) as e:
         print(f"localdurak host: {e}", file=sys.stderr)
         return 1
+    return await _play_hosted(hosting, session, args.ascii)
+
+
+async def _play_hosted(hosting: Any, session: Any, ascii_only: bool) -> int:
+    """The host's own player at his table until he leaves it; leaving closes the table."""
+    from localdurak.cli.app import DurakApp
+
     try:
-        return await DurakApp(session=session, hosting=hosting, ascii_only=args.ascii).run_async()
+        return await DurakApp(session=session, hosting=hosting, ascii_only=ascii_only).run_async()
     finally:
         await session.close()
         await hosting.close("the host left")

@@ -967,15 +967,7 @@ class TableHost:
         if acc.action is not None:
             self._journal_line(journal_action(acc.action))
         for s, c in acc.relay:
-            ev = PrivacyEvent(
-                seq=self._next_seq(),
-                game=c.game,
-                seat=s,
-                n=c.n,
-                step=c.step,
-                body=c.body,
-                sig=c.sig,
-            )
+            ev = c.relayed(self._next_seq(), s)
             first = first if first is not None else ev.seq
             self._emit(ev)
         if self._ending is not None:

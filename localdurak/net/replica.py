@@ -230,15 +230,7 @@ class Signed:
 
     def relayed(self, seq: int, seat: int) -> PrivacyEvent:
         """The step as the host relays it from ``seat`` (unchanged, numbered ``seq``)."""
-        return PrivacyEvent(
-            seq=seq,
-            game=self.game,
-            seat=seat,
-            n=self.n,
-            step=self.step,
-            body=self.body,
-            sig=self.sig,
-        )
+        return self.command(0).relayed(seq, seat)
 
 
 @dataclass

@@ -656,6 +656,18 @@ class Privacy(Message):
     body: Any
     sig: bytes
 
+    def relayed(self, seq: int, seat: int) -> PrivacyEvent:
+        """The step as the host relays it from ``seat``: unchanged, numbered ``seq``."""
+        return PrivacyEvent(
+            seq=seq,
+            game=self.game,
+            seat=seat,
+            n=self.n,
+            step=self.step,
+            body=self.body,
+            sig=self.sig,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class Resume(Message):
