@@ -6,6 +6,7 @@ game unharmed: the game completes and its record audits clean."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 import os
@@ -130,14 +131,24 @@ async def test_hostile_clients_are_refused_and_the_game_goes_on(tmp_path: Path) 
     else:
         raise AssertionError("a stranger got a seat in a running game")
 
+    # Bob stops playing, and the table waits (for alice or bob): what alice's engine sees is
+    # what the host will judge her moves by.
+    bob_bot.cancel()
+    while True:
+        try:
+            await asyncio.wait_for(alice.wait_changed(), 0.5)
+        except TimeoutError:
+            break
     sg = alice.game
     assert sg is not None and alice.my_seat is not None and alice.channel is not None
     seat = alice.my_seat
     view = sg.view()
     assert view is not None
-    card = view.hand[0]
+    # A card she may not attack or throw in with now (a throw-in of a rank on the table is
+    # legal for any attacker).
+    card = next((c for c in view.hand if Action.attack(seat, c) not in view.legal), view.hand[0])
     # Out of turn (or illegal): an attack when alice may not attack now, past her own engine.
-    if seat != view.attacker:
+    if seat != view.attacker and Action.attack(seat, card) not in view.legal:
         bad = sg._sign([sg.player.play(card, {"seat": seat, "do": "attack", "cards": [str(card)]})])
         try:
             await alice._command(bad.command, wait=True)
@@ -182,6 +193,7 @@ async def test_hostile_clients_are_refused_and_the_game_goes_on(tmp_path: Path) 
     codes = [e.code for e in alice.errors]
     assert ErrorCode.AUTH_FAILED in codes and ErrorCode.REPLAYED in codes
 
+    bob_bot = asyncio.create_task(play_as_bot(bob, "random"))
     alice_bot = asyncio.create_task(play_as_bot(alice, "random"))
     await asyncio.wait_for(run, 120)
     for t in (alice_bot, bob_bot):
@@ -402,3 +414,24 @@ async def test_R_S5_every_player_sees_the_challenge_window_open_and_close(
     opened = [e for e in host.events if isinstance(e, m.Closing) and e.open]
     assert opened and all(e.window == 200 for e in opened)
     assert True in seen and seen[-1] is False  # opened on screen, and closed again
+
+
+async def test_a_command_whose_caller_gave_up_does_not_end_the_session(tmp_path: Path) -> None:
+    """A bot or a screen task cancelled while its command waited for the host's answer: the
+    answer comes anyway, and the session goes on (it used to end with InvalidStateError)."""
+    host, run, s = await _table_with_pat(tmp_path, Rules(deck=24), name="Gave up")
+    await s.start()
+    for _ in range(3):
+        waiting = asyncio.create_task(s.set_ready(False))
+        for _ in range(3):
+            await asyncio.sleep(0)  # the command is out; its answer is not in yet
+        waiting.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await waiting
+    await asyncio.sleep(0.3)  # the answers arrive
+    assert s._runner is not None and not s._runner.done()
+    await s.set_ready(True)  # still answered: the game starts and is played out
+    bot = asyncio.create_task(play_as_bot(s, "random"))
+    await asyncio.wait_for(run, 120)
+    bot.cancel()
+    assert host.results

@@ -551,6 +551,8 @@ class ClientSession:
                 self._pending = [p for p in self._pending if p.n != n]
         if isinstance(m, Ack | Error) and m.re is not None and m.re in self._waiters:
             fut = self._waiters.pop(m.re)
+            if fut.done():
+                return  # its caller stopped waiting (a bot or a screen task cancelled)
             if isinstance(m, Ack):
                 fut.set_result(m.seq)
             else:
