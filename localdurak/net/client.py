@@ -454,6 +454,12 @@ class ClientSession:
                 if self.closed:
                     return
                 await self._reconnect()
+        except SessionClosed:
+            raise
+        except Exception as e:
+            # Our own bug: say so on the screen rather than sit silent at a table that moves on.
+            log.exception("the session failed")
+            self._finish(f"this client failed ({type(e).__name__}: {e}); see its log")
         finally:
             for f in self._waiters.values():
                 if not f.done():
