@@ -435,3 +435,35 @@ async def test_a_command_whose_caller_gave_up_does_not_end_the_session(tmp_path:
     await asyncio.wait_for(run, 120)
     bot.cancel()
     assert host.results
+
+
+async def test_a_relayed_step_that_breaks_the_game_closes_the_session_with_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A step our own checks refuse (a forged card, a bad strip, a forged signature) cannot be
+    fixed by reconnecting: the host would replay it.  The session closes and says why."""
+    from localdurak.net.replica import SeatGame
+    from localdurak.protocol.codec import IllegalMove
+
+    host, run, s = await _table_with_pat(tmp_path, Rules(deck=24), name="Broken")
+    real = SeatGame.receive
+    calls = [0]
+
+    def receive(self: SeatGame, event: Any, **kw: Any) -> Any:
+        calls[0] += 1
+        if calls[0] == 40:  # mid-deal or mid-game, as a bad step would come
+            raise IllegalMove("card privacy: seat 0 played 9S from position 3 with a wrong proof")
+        return real(self, event, **kw)
+
+    monkeypatch.setattr(SeatGame, "receive", receive)
+    await s.start()
+    bot = asyncio.create_task(play_as_bot(s, "random"))
+    for _ in range(200):
+        if s.closed:
+            break
+        await asyncio.sleep(0.05)
+    bot.cancel()
+    assert s.closed and "breaks the game" in (s.closed_reason or "")
+    assert "wrong proof" in (s.closed_reason or "") and s.reconnects == 0
+    await host.close("test over")
+    run.cancel()

@@ -59,7 +59,9 @@ from localdurak.net.transport import (
 from localdurak.protocol.codec import (
     AuthFailed,
     BadPin,
+    IllegalMove,
     ProtocolError,
+    Replayed,
     TableFull,
     TooManyAttempts,
     Unavailable,
@@ -95,6 +97,15 @@ log = logging.getLogger(__name__)
 
 FATAL = (AuthFailed, BadPin, TooManyAttempts, TableFull, VersionTooNew, VersionTooOld)
 """Refusals that reconnecting cannot fix."""
+
+
+class _Broken(Exception):
+    """Our own checks refused a relayed step (`BROKEN`)."""
+
+
+BROKEN = (AuthFailed, IllegalMove, Replayed)
+"""What our own checks find wrong in a relayed step: the game cannot go on at this table."""
+BROKEN_TEXT = "the table relayed a step that breaks the game, so it cannot go on here"
 
 BACKOFF = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0)
 IDLE_VERIFY_S = 0.004
@@ -423,11 +434,21 @@ class ClientSession:
                             # A quiet table: check other hands' deals ahead of their plays.
                             done, _ = await asyncio.wait({incoming}, timeout=IDLE_VERIFY_S)
                             if not done:
-                                self._ahead = self.game.verify_ahead()
+                                try:
+                                    self._ahead = self.game.verify_ahead()
+                                except BROKEN as e:
+                                    self._finish(f"{BROKEN_TEXT}: {e}")
+                                    return
                                 continue
                         message = await incoming
                         incoming = None
-                        await self._handle(message)
+                        try:
+                            await self._handle(message)
+                        except _Broken as e:
+                            # What the host relayed breaks the game: coming back would only
+                            # replay it.  The audit of the record names whoever did it.
+                            self._finish(f"{BROKEN_TEXT}: {e}")
+                            return
                         if (
                             self.game is not None
                             and self.game.hand_decoded()
@@ -579,14 +600,17 @@ class ClientSession:
             return
         if seq is not None and self.last_seq is not None and seq <= self.last_seq:
             return  # already applied (a resume overlapping what we had)
-        out = self._apply(m)
-        if seq is not None:
-            self.last_seq = seq
-        if self.game is not None and self.game.work_due:
-            # The action is in our replica: let the screen show it, then do the protocol
-            # work it calls for (the refill's layer removals).
-            self._notify()
-            out += self.game.flush()
+        try:
+            out = self._apply(m)
+            if seq is not None:
+                self.last_seq = seq
+            if self.game is not None and self.game.work_due:
+                # The action is in our replica: let the screen show it, then do the protocol
+                # work it calls for (the refill's layer removals).
+                self._notify()
+                out += self.game.flush()
+        except BROKEN as e:
+            raise _Broken(str(e)) from e
         if out:
             await self._send_signed(out)
         self._notify()
