@@ -450,9 +450,12 @@ async def test_a_relayed_step_that_breaks_the_game_closes_the_session_with_why(
     calls = [0]
 
     def receive(self: SeatGame, event: Any, **kw: Any) -> Any:
-        calls[0] += 1
-        if calls[0] == 40:  # mid-deal or mid-game, as a bad step would come
-            raise IllegalMove("card privacy: seat 0 played 9S from position 3 with a wrong proof")
+        if self.seat == s.my_seat:  # Pat's replica only (the host's bot runs here too)
+            calls[0] += 1
+            if calls[0] == 40:  # mid-deal or mid-game, as a bad step would come
+                raise IllegalMove(
+                    "card privacy: seat 0 played 9S from position 3 with a wrong proof"
+                )
         return real(self, event, **kw)
 
     monkeypatch.setattr(SeatGame, "receive", receive)
@@ -465,5 +468,45 @@ async def test_a_relayed_step_that_breaks_the_game_closes_the_session_with_why(
     bot.cancel()
     assert s.closed and "breaks the game" in (s.closed_reason or "")
     assert "wrong proof" in (s.closed_reason or "") and s.reconnects == 0
+    await host.close("test over")
+    run.cancel()
+
+
+async def test_a_host_bot_refused_waits_for_the_table_to_move(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A host bot whose step the host refuses tries again only once something happened at
+    the table; it used to retry at once, for ever, keeping the host's loop busy."""
+    from localdurak.net.replica import HostGame
+    from localdurak.protocol.codec import NotYourTurn
+
+    real = HostGame.receive
+    refused = [0]
+
+    def receive(self: HostGame, seat: int, cmd: Any) -> Any:
+        if seat == 0 and cmd.step in ("play", "act"):
+            refused[0] += 1
+            raise NotYourTurn("not your turn (this test refuses every move of seat 0)")
+        return real(self, seat, cmd)
+
+    monkeypatch.setattr(HostGame, "receive", receive)
+    host = TableHost(
+        load_or_create(tmp_path / "host"),
+        HostOptions(
+            name="Stubborn",
+            seats=2,
+            bots=2,
+            rules=Rules(deck=24),
+            record_dir=tmp_path / "r",
+            port=0,
+            advertise=False,
+            host="127.0.0.1",
+        ),
+    )
+    await host.start()
+    run = asyncio.create_task(host.run())
+    await asyncio.sleep(1.5)
+    assert host.game is not None and host.game.privacy.t.deal_complete()
+    assert 0 < refused[0] <= 5, refused[0]  # a try or so per event, not a busy loop
     await host.close("test over")
     run.cancel()

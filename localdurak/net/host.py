@@ -183,6 +183,9 @@ class BotSeat:
         self.next_id = 1
         self.pending: list[Signed] = []
         self.last_seq = 0
+        self.refused_at: int | None = None
+        """The table's last event when the host refused this bot's step: it does not try
+        again before something happens (a refused bot used to retry in a busy loop)."""
         self.path = path
         self._file: Any = None
 
@@ -819,7 +822,10 @@ class TableHost:
                     bot.pending = [p for p in bot.pending if p.n != event.n]
                 out = bot.game.receive(event)
         except ProtocolError:
-            log.exception("bot at seat %d refused an event", s)
+            # Its replica cannot follow the game any more: it plays no more of it (the seat
+            # will forfeit) rather than act on a game it no longer knows.
+            log.exception("bot at seat %d refused an event and leaves the game", s)
+            bot.game = None
             return
         if out:
             self._bot_send(s, bot, out)
@@ -844,7 +850,7 @@ class TableHost:
         self.rng.shuffle(bots)
         for s, bot in bots:
             sg = bot.game
-            if sg is None or not sg.hand_complete():
+            if sg is None or not sg.hand_complete() or bot.refused_at == self.seq:
                 continue
             view = sg.view()
             if view is None or view.result is not None:
@@ -1040,6 +1046,7 @@ class TableHost:
             bot = self.seats[seat].bot
             if bot is not None:
                 bot.pending = [p for p in bot.pending if p.n != cmd.n]
+                bot.refused_at = self.seq
 
     def _finish_game(self, forfeit: int | None = None) -> None:
         g = self.game
