@@ -183,9 +183,11 @@ class BotSeat:
         self.next_id = 1
         self.pending: list[Signed] = []
         self.last_seq = 0
+        self.tried_at: int | None = None
+        """The table's last event when this bot chose its last step."""
         self.refused_at: int | None = None
-        """The table's last event when the host refused this bot's step: it does not try
-        again before something happens (a refused bot used to retry in a busy loop)."""
+        """`tried_at` of a step the host refused: the bot does not try again before the
+        table moves on (a refused bot used to retry in a busy loop)."""
         self.path = path
         self._file: Any = None
 
@@ -863,6 +865,7 @@ class TableHost:
             except (ValueError, ProtocolError) as e:
                 log.info("bot %d cannot play %s: %s", s, action, e)
                 continue
+            bot.tried_at = self.seq
             self._bot_send(s, bot, [signed], self.o.bot_delay)
             if self.o.bot_delay > 0:
                 loop = asyncio.get_running_loop()
@@ -1046,7 +1049,7 @@ class TableHost:
             bot = self.seats[seat].bot
             if bot is not None:
                 bot.pending = [p for p in bot.pending if p.n != cmd.n]
-                bot.refused_at = self.seq
+                bot.refused_at = bot.tried_at
 
     def _finish_game(self, forfeit: int | None = None) -> None:
         g = self.game
