@@ -365,6 +365,23 @@ async def test_a_player_who_drops_in_the_lobby_comes_back_and_the_series_goes_on
     await s.close()
 
 
+def _bots_only(tmp_path: Path, name: str) -> TableHost:
+    """A two-seat table of host bots (24 cards) on loopback, advertising off."""
+    return TableHost(
+        load_or_create(tmp_path / "host"),
+        HostOptions(
+            name=name,
+            seats=2,
+            bots=2,
+            rules=Rules(deck=24),
+            record_dir=tmp_path / "r",
+            port=0,
+            advertise=False,
+            host="127.0.0.1",
+        ),
+    )
+
+
 async def test_the_journal_and_the_event_log_reach_the_disk(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -378,19 +395,7 @@ async def test_the_journal_and_the_event_log_reach_the_disk(
         real(fd)
 
     monkeypatch.setattr(os, "fsync", fsync)
-    host = TableHost(
-        load_or_create(tmp_path / "host"),
-        HostOptions(
-            name="Disk",
-            seats=2,
-            bots=2,
-            rules=Rules(deck=24),
-            record_dir=tmp_path / "r",
-            port=0,
-            advertise=False,
-            host="127.0.0.1",
-        ),
-    )
+    host = _bots_only(tmp_path, "Disk")
     await host.start()
     await asyncio.wait_for(host.run(), 60)
     assert host.journal_path is not None
@@ -490,19 +495,7 @@ async def test_a_host_bot_refused_waits_for_the_table_to_move(
         return real(self, seat, cmd)
 
     monkeypatch.setattr(HostGame, "receive", receive)
-    host = TableHost(
-        load_or_create(tmp_path / "host"),
-        HostOptions(
-            name="Stubborn",
-            seats=2,
-            bots=2,
-            rules=Rules(deck=24),
-            record_dir=tmp_path / "r",
-            port=0,
-            advertise=False,
-            host="127.0.0.1",
-        ),
-    )
+    host = _bots_only(tmp_path, "Stubborn")
     await host.start()
     run = asyncio.create_task(host.run())
     await asyncio.sleep(1.5)
