@@ -124,6 +124,8 @@ CHALLENGE_WINDOW = 2.0
 REVEAL_TIMEOUT = 10.0
 """Seconds to wait for every key after a game ends (the audit checks what it gets)."""
 REPLAY_KEEP = 100_000
+BOT_REST = 0.2
+"""Seconds a host bot waits after the host refused one of its steps."""
 IDLE_VERIFY_S = 0.004
 """How long the table must be quiet before the host verifies a deferred strip proof."""
 """Events kept in memory for players who come back (`Resume`); older ones go by snapshot."""
@@ -183,11 +185,9 @@ class BotSeat:
         self.next_id = 1
         self.pending: list[Signed] = []
         self.last_seq = 0
-        self.tried_at: int | None = None
-        """The table's last event when this bot chose its last step."""
-        self.refused_at: int | None = None
-        """`tried_at` of a step the host refused: the bot does not try again before the
-        table moves on (a refused bot used to retry in a busy loop)."""
+        self.resting_until = 0.0
+        """After the host refused one of its steps, the bot does not try again before this
+        (loop time): a refused bot used to retry at once, for ever, in a busy loop."""
         self.path = path
         self._file: Any = None
 
@@ -824,10 +824,7 @@ class TableHost:
                     bot.pending = [p for p in bot.pending if p.n != event.n]
                 out = bot.game.receive(event)
         except ProtocolError:
-            # Its replica cannot follow the game any more: it plays no more of it (the seat
-            # will forfeit) rather than act on a game it no longer knows.
-            log.exception("bot at seat %d refused an event and leaves the game", s)
-            bot.game = None
+            log.exception("bot at seat %d refused an event", s)
             return
         if out:
             self._bot_send(s, bot, out)
@@ -852,7 +849,11 @@ class TableHost:
         self.rng.shuffle(bots)
         for s, bot in bots:
             sg = bot.game
-            if sg is None or not sg.hand_complete() or bot.refused_at == self.seq:
+            if (
+                sg is None
+                or not sg.hand_complete()
+                or bot.resting_until > asyncio.get_running_loop().time()
+            ):
                 continue
             view = sg.view()
             if view is None or view.result is not None:
@@ -865,7 +866,6 @@ class TableHost:
             except (ValueError, ProtocolError) as e:
                 log.info("bot %d cannot play %s: %s", s, action, e)
                 continue
-            bot.tried_at = self.seq
             self._bot_send(s, bot, [signed], self.o.bot_delay)
             if self.o.bot_delay > 0:
                 loop = asyncio.get_running_loop()
@@ -1049,7 +1049,10 @@ class TableHost:
             bot = self.seats[seat].bot
             if bot is not None:
                 bot.pending = [p for p in bot.pending if p.n != cmd.n]
-                bot.refused_at = bot.tried_at
+                loop = asyncio.get_running_loop()
+                bot.resting_until = loop.time() + BOT_REST
+                # Wake the table then, in case nothing else happens meanwhile.
+                loop.call_later(BOT_REST, self.inbox.put_nowait, (_wake, None))
 
     def _finish_game(self, forfeit: int | None = None) -> None:
         g = self.game
@@ -1411,6 +1414,10 @@ def _write_record_file(journal_path: Path) -> tuple[Path, list[str] | None]:
     tmp.write_text(json.dumps(ordered, indent=1) + "\n", encoding="utf-8")
     tmp.replace(path)
     return path, deck
+
+
+def _wake() -> None:
+    """An inbox item that only wakes the host's loop (its bots think after each item)."""
 
 
 def _fsync_all(fds: list[int]) -> None:
