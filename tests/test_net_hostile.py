@@ -207,25 +207,25 @@ async def test_hostile_clients_are_refused_and_the_game_goes_on(tmp_path: Path) 
     assert isinstance(Action, type) and Do.PASS
 
 
+def _loopback_table(tmp_path: Path, name: str, **options: Any) -> TableHost:
+    """A table on loopback with advertising off: two seats, one a host bot, 24 cards, unless
+    ``options`` say otherwise."""
+    opts: dict[str, Any] = {"seats": 2, "bots": 1, "rules": Rules(deck=24), **options}
+    return TableHost(
+        load_or_create(tmp_path / "host"),
+        HostOptions(
+            name=name, record_dir=tmp_path / "r", port=0, advertise=False, host="127.0.0.1", **opts
+        ),
+    )
+
+
 async def _table_with_pat(
     tmp_path: Path, rules: Rules, **options: Any
 ) -> tuple[TableHost, asyncio.Task[None], ClientSession]:
     """A two-seat table on loopback (a host bot at seat 0, advertising off), serving, and
     Pat's session to it, not started."""
-    ident = load_or_create(tmp_path / "host")
-    host = TableHost(
-        ident,
-        HostOptions(
-            seats=2,
-            bots=1,
-            rules=rules,
-            record_dir=tmp_path / "r",
-            port=0,
-            advertise=False,
-            host="127.0.0.1",
-            **options,
-        ),
-    )
+    host = _loopback_table(tmp_path, rules=rules, **options)
+    ident = host.identity
     await host.start()
     run = asyncio.create_task(host.run())
     s = ClientSession(
@@ -323,21 +323,8 @@ async def test_a_session_saved_at_an_earlier_table_of_the_same_host_starts_afres
 async def test_a_player_who_drops_in_the_lobby_comes_back_and_the_series_goes_on(
     tmp_path: Path,
 ) -> None:
-    ident = load_or_create(tmp_path / "host")
-    host = TableHost(
-        ident,
-        HostOptions(
-            name="Lobby",
-            seats=2,
-            bots=1,
-            rules=Rules(deck=24),
-            record_dir=tmp_path / "r",
-            port=0,
-            advertise=False,
-            host="127.0.0.1",
-            games=2,
-        ),
-    )
+    host = _loopback_table(tmp_path, "Lobby", games=2)
+    ident = host.identity
     await host.start()
     run = asyncio.create_task(host.run())
     s = ClientSession(
@@ -365,23 +352,6 @@ async def test_a_player_who_drops_in_the_lobby_comes_back_and_the_series_goes_on
     await s.close()
 
 
-def _bots_only(tmp_path: Path, name: str) -> TableHost:
-    """A two-seat table of host bots (24 cards) on loopback, advertising off."""
-    return TableHost(
-        load_or_create(tmp_path / "host"),
-        HostOptions(
-            name=name,
-            seats=2,
-            bots=2,
-            rules=Rules(deck=24),
-            record_dir=tmp_path / "r",
-            port=0,
-            advertise=False,
-            host="127.0.0.1",
-        ),
-    )
-
-
 async def test_the_journal_and_the_event_log_reach_the_disk(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -395,7 +365,7 @@ async def test_the_journal_and_the_event_log_reach_the_disk(
         real(fd)
 
     monkeypatch.setattr(os, "fsync", fsync)
-    host = _bots_only(tmp_path, "Disk")
+    host = _loopback_table(tmp_path, "Disk", bots=2)
     await host.start()
     await asyncio.wait_for(host.run(), 60)
     assert host.journal_path is not None
@@ -495,7 +465,7 @@ async def test_a_host_bot_refused_waits_for_the_table_to_move(
         return real(self, seat, cmd)
 
     monkeypatch.setattr(HostGame, "receive", receive)
-    host = _bots_only(tmp_path, "Stubborn")
+    host = _loopback_table(tmp_path, "Stubborn", bots=2)
     await host.start()
     run = asyncio.create_task(host.run())
     await asyncio.sleep(1.5)
