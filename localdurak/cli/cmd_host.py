@@ -176,15 +176,11 @@ async def _host_and_play(identity: Any, options: HostOptions, args: argparse.Nam
 def _hosted_by_a_person(journal: Path) -> bool:
     """Whether the table of ``journal`` had the host's own player at seat 0 (``localdurak
     host`` without --headless); unreadable: no (the headless resume says why)."""
-    from localdurak.net.host import STATE_FILE
-    from localdurak.protocol.records import read_journal
+    from localdurak.net.host import table_state
 
     try:
-        if journal.suffix == ".json" and journal.with_suffix(".journal").exists():
-            journal = journal.with_suffix(".journal")
-        table = read_journal(journal.read_text(encoding="utf-8")).get("table") or {}
-        state = json.loads((Path(table["state"]) / STATE_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError, KeyError, TypeError):
+        _, state = table_state(journal)
+    except (OSError, ValueError):
         return False
     return bool(state.get("own_seat"))
 

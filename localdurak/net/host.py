@@ -1427,13 +1427,9 @@ def _fsync_all(fds: list[int]) -> None:
             os.fsync(fd)
 
 
-def resume_table(
-    identity: Identity, journal: Path, *, on_event: EventSink | None = None
-) -> TableHost:
-    """A host that crashed picks its table up again (``localdurak host --resume JOURNAL``):
-    the table's options and bots' keys from its state directory, every event again from its
-    event log (through the same checks), each bot's saved seat; then it listens on the same
-    port and the players' clients come back by themselves."""
+def table_state(journal: Path) -> tuple[Path, dict[str, Any]]:
+    """The state directory of ``journal``'s table and what it saved there (`_write_state`);
+    ``journal`` may be the finished record beside it.  OSError or ValueError when unreadable."""
     if journal.suffix == ".json" and journal.with_suffix(".journal").exists():
         journal = journal.with_suffix(".journal")  # the record's journal beside it
     head = read_journal(journal.read_text(encoding="utf-8"))
@@ -1442,6 +1438,19 @@ def resume_table(
         raise ValueError("this journal does not say where its table keeps its state")
     state_dir = Path(table["state"])
     state = json.loads((state_dir / STATE_FILE).read_text(encoding="utf-8"))
+    if not isinstance(state, dict):
+        raise ValueError("the table's saved state is not an object")
+    return state_dir, state
+
+
+def resume_table(
+    identity: Identity, journal: Path, *, on_event: EventSink | None = None
+) -> TableHost:
+    """A host that crashed picks its table up again (``localdurak host --resume JOURNAL``):
+    the table's options and bots' keys from its state directory, every event again from its
+    event log (through the same checks), each bot's saved seat; then it listens on the same
+    port and the players' clients come back by themselves."""
+    state_dir, state = table_state(journal)
     options = HostOptions(
         name=state["name"],
         seats=state["seats"],
