@@ -47,7 +47,7 @@ from localdurak.net.api import (
     TableEvent,
 )
 from localdurak.net.identity import Identity, data_dir
-from localdurak.net.replica import SeatGame, Signed, action_of, decode_body
+from localdurak.net.replica import SeatGame, Signed
 from localdurak.net.transport import (
     Channel,
     ConnectionClosed,
@@ -428,10 +428,10 @@ class ClientSession:
                 incoming: asyncio.Task[Message] | None = None
                 try:
                     while True:
-                        if incoming is None:
-                            incoming = asyncio.ensure_future(ch.recv())
                         if self._ahead and self.game is not None:
                             # A quiet table: check other hands' deals ahead of their plays.
+                            if incoming is None:
+                                incoming = asyncio.ensure_future(ch.recv())
                             done, _ = await asyncio.wait({incoming}, timeout=IDLE_VERIFY_S)
                             if not done:
                                 try:
@@ -440,8 +440,12 @@ class ClientSession:
                                     self._finish(f"{BROKEN_TEXT}: {e}")
                                     return
                                 continue
-                        message = await incoming
-                        incoming = None
+                        if incoming is not None:
+                            message = await incoming
+                            incoming = None
+                        else:
+                            # Nothing to do meanwhile: no task, no timer per message.
+                            message = await ch.recv()
                         try:
                             await self._handle(message)
                         except _Broken as e:
@@ -454,7 +458,7 @@ class ClientSession:
                             and self.game.hand_decoded()
                             and self.game.result() is None
                         ):
-                            self._ahead = True
+                            self._ahead = self.game.unverified_waiting()
                         if self.closed:
                             return
                 except (ConnectionClosed, ProtocolError, OSError) as e:
@@ -648,8 +652,9 @@ class ClientSession:
             before = _Before.of(self.game.game)
             t0 = time.monotonic()
             out = self.game.receive(m, defer=True)
-            if m.step in ("play", "act") and self.game.game is not None and before is not None:
-                self._log_action(m, before, self.game.game)
+            action = self.game.last_action
+            if action is not None and self.game.game is not None and before is not None:
+                self._log_action(action, before, self.game.game)
             if self.trace is not None:
                 self._trace(m, t0)
             return out
@@ -686,12 +691,8 @@ class ClientSession:
             return []
         return []
 
-    def _log_action(self, m: PrivacyEvent, before: _Before, g: Game) -> None:
+    def _log_action(self, action: Action, before: _Before, g: Game) -> None:
         """The table's log (api.TableEvent) for one applied action."""
-        try:
-            action = action_of(decode_body(m.body, m.seat))
-        except ProtocolError:
-            return
         if action.do is Do.CHALLENGE:
             marked = [s for s in g.marked if s not in before.marked]
             caught = bool(marked) and marked[0] != action.seat

@@ -255,6 +255,10 @@ class _Counters:
 class SeatGame:
     """One seat's game: its privacy player and its engine, fed by the host's relayed events."""
 
+    last_action: Action | None = None
+    """The game action of the last event `receive` took (None for other steps): the
+    client's table log reads it rather than decoding the step again."""
+
     def __init__(
         self,
         started: GameStarted,
@@ -389,6 +393,7 @@ class SeatGame:
         action: Action | None = None
         if event.step in GAME_STEPS:
             action = action_of(msgs)
+        self.last_action = action
         g = self.game
         if action is not None and g is None:
             raise IllegalMove("an action before the deal was complete")
@@ -421,6 +426,10 @@ class SeatGame:
         if not defer:
             signed += self.flush()
         return signed
+
+    def unverified_waiting(self) -> bool:
+        """Whether a strip of a dealt chunk waits for `verify_ahead`."""
+        return self.player.t.next_unverified() is not None
 
     def verify_ahead(self) -> bool:
         """Verify one strip of a dealt chunk that nobody has checked here yet (another seat's

@@ -226,6 +226,9 @@ def _signed(index: int, action: Mapping[str, Any]) -> bytes:
 class Transcript:
     """The public state of one game under card privacy, built from accepted messages."""
 
+    _checked_upto: tuple[int, int] = (0, 0)
+    """`next_unverified`'s cursor: (batch, chunk) before which all is verified."""
+
     def __init__(self, setup: Setup) -> None:
         self.setup = setup
         n = setup.seats
@@ -540,13 +543,28 @@ class Transcript:
         verifies these while the table is quiet (`localdurak.net.replica.SeatGame.verify_ahead`)
         instead of at the first play from the chunk, which is on everybody's path to the
         screen; what they prove is the same."""
-        for batch in self.schedule.batches:
-            for chunk in batch:
-                if not self.complete(chunk):
-                    continue
-                for d in range(len(chunk.route)):
-                    if (chunk.key, d) not in self.verified:
-                        return chunk, d
+        batches = self.schedule.batches
+        # Chunks before the cursor are complete with every strip verified, for good (strips
+        # are only added, and so are verified strips): the scan, run between every two events
+        # of a quiet table, starts past them.
+        b, c = self._checked_upto
+        advancing = True
+        while b < len(batches):
+            batch = batches[b]
+            while c < len(batch):
+                chunk = batch[c]
+                if self.complete(chunk):
+                    for d in range(len(chunk.route)):
+                        if (chunk.key, d) not in self.verified:
+                            return chunk, d
+                    if advancing:
+                        self._checked_upto = (b, c + 1)
+                else:
+                    advancing = False
+                c += 1
+            b, c = b + 1, 0
+            if advancing:
+                self._checked_upto = (b, 0)
         return None
 
     def verify_chain(self, chunk: Chunk, upto: int | None = None) -> None:
