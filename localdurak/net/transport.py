@@ -154,19 +154,22 @@ class Channel:
                 await self._abort()
                 raise ConnectionClosed(f"the connection broke while sending: {e}") from None
 
-    async def send_many(self, messages: list[Message]) -> None:
-        """Send several messages in one write (one TLS record, one system call): a host
-        relaying a burst of events to a player."""
+    def write_now(self, messages: list[Message]) -> int:
+        """Write ``messages`` at once, in one write, without waiting for the peer to take
+        them; returns the bytes still waiting to go (the caller bounds them).  Ordered with
+        `send`: a write is never split."""
         if self.closed:
             raise ConnectionClosed("cannot send: the connection is closed")
         data = b"".join(self.connection.send(m) for m in messages)
-        async with self._send_lock:
-            try:
-                self._writer.write(data)
-                await self._writer.drain()
-            except (ConnectionError, OSError) as e:
-                await self._abort()
-                raise ConnectionClosed(f"the connection broke while sending: {e}") from None
+        try:
+            self._writer.write(data)
+        except (ConnectionError, OSError, RuntimeError) as e:
+            raise ConnectionClosed(f"the connection broke while sending: {e}") from None
+        return self._writer.transport.get_write_buffer_size()
+
+    async def abort(self) -> None:
+        """Close at once, without a farewell."""
+        await self._abort()
 
     async def recv(self, timeout: float | None = None) -> Message:
         """The next message from the peer.  Pings are answered and pongs absorbed here.
