@@ -474,3 +474,57 @@ async def test_a_host_bot_refused_waits_for_the_table_to_move(
     assert 0 < refused[0] <= 15, refused[0]
     await host.close("test over")
     run.cancel()
+
+
+class _StubChannel:
+    """What `Peer` needs of a channel, recording what it is asked to do."""
+
+    def __init__(self, backlog: int) -> None:
+        self.backlog = backlog
+        self.writes: list[list[m.Message]] = []
+        self.closed = False
+        self.how: str | None = None
+
+    def write_now(self, messages: list[m.Message]) -> int:
+        self.writes.append(list(messages))
+        return self.backlog
+
+    async def close(self) -> None:
+        self.closed, self.how = True, "close"
+
+    async def abort(self) -> None:
+        self.closed, self.how = True, "abort"
+
+
+async def test_a_player_who_stops_reading_is_dropped_not_buffered_for_ever(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A laptop that froze mid-game: what the host writes to it piles up.  Past
+    PEER_BACKLOG_MAX the host drops the connection (the player resumes once it reads again)
+    instead of holding every later event for it in memory."""
+    from localdurak.net import host as hostmod
+
+    monkeypatch.setattr(hostmod, "PEER_BACKLOG_MAX", 1000)
+    ok = _StubChannel(backlog=10)
+    stuck = _StubChannel(backlog=5000)
+    peers = [hostmod.Peer(ch, b"k", n) for ch, n in ((ok, "Ok"), (stuck, "Stuck"))]  # type: ignore[arg-type]
+    for i in range(3):  # pushed in one turn of the loop: one write each
+        for p in peers:
+            p.push(m.Presence(seq=i + 1, seat=0, connected=True))
+    for p in peers:
+        await asyncio.wait_for(p.finished(), 2)
+    assert [len(w) for w in ok.writes] == [3] and not ok.closed
+    assert [len(w) for w in stuck.writes] == [3] and stuck.how == "abort"
+
+
+async def test_hanging_up_writes_what_was_pushed_first() -> None:
+    from localdurak.net import host as hostmod
+
+    ch = _StubChannel(backlog=0)
+    p = hostmod.Peer(ch, b"k", "Leaving")  # type: ignore[arg-type]
+    p.push(m.Error(code=ErrorCode.TABLE_FULL, message="full", re=1))
+    p.hang_up()
+    p.push(m.Presence(seq=1, seat=0, connected=True))  # after the last word: not sent
+    await asyncio.wait_for(p.finished(), 2)
+    assert [[type(x).__name__ for x in w] for w in ch.writes] == [["Error"]]
+    assert ch.how == "close"
