@@ -333,3 +333,41 @@ def test_nobody_plays_before_every_hand_of_the_deal_is_complete() -> None:
     g.pump()
     g.play_out()
     assert audit(g.record()).clean
+
+
+def test_a_seat_restored_from_a_save_before_its_action_adopts_it_from_the_host() -> None:
+    """A client saves after a game action at a quiet moment (`ClientSession._send_signed`), so
+    a crash may lose its memory of an action the host relayed.  Restored, it learns the action
+    from the host's replay: signed by its own key, checked like another seat's, its hand and
+    its counters move on, and the game plays out with a clean audit.  A step in its name that
+    its key did not sign is refused."""
+    g = MemoryGame(3, Rules(deck=24), seed=5)
+    g.deal()
+    game = g.host.game
+    assert game is not None and game.attacker is not None
+    att = g.seats[game.attacker]
+    saved = att.freeze()
+    view = att.view()
+    assert view is not None
+    action = next(a for a in view.legal if a.do is Do.ATTACK)
+    signed = att.act(action)
+    g.send(att.seat, [signed])
+    g.pump()
+    relayed = g.events[-1]
+    assert relayed.seat == att.seat and relayed.n == signed.n
+
+    forged = SeatGame.thaw(saved, g.keys[att.seat])
+    with pytest.raises(AuthFailed):
+        forged.receive(dataclasses.replace(relayed, sig=bytes(64)))
+
+    restored = SeatGame.thaw(saved, g.keys[att.seat])
+    assert all(c in restored.player.cards() for c in action.cards)
+    restored.receive(relayed)
+    assert not any(c in restored.player.cards() for c in action.cards)
+    assert restored.view() == att.view()
+    g.seats[att.seat] = restored
+    g.play_out()
+    assert g.host.game.result is not None
+    assert all(p.result() == g.host.game.result for p in g.seats)
+    report = audit(g.record())
+    assert report.clean, report.faults

@@ -47,7 +47,7 @@ from localdurak.net.api import (
     TableEvent,
 )
 from localdurak.net.identity import Identity, data_dir
-from localdurak.net.replica import SeatGame, Signed
+from localdurak.net.replica import GAME_STEPS, SeatGame, Signed
 from localdurak.net.transport import (
     Channel,
     ConnectionClosed,
@@ -111,6 +111,9 @@ BACKOFF = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0)
 IDLE_VERIFY_S = 0.004
 """How long the table must be quiet before the client checks a strip of another hand's deal
 ahead of its plays (`SeatGame.verify_ahead`)."""
+SAVE_LATER_S = 0.5
+"""How long the save after a game action may wait (`ClientSession._send_signed`): several
+actions share one save, made while the table is quiet."""
 SESSION_FILE_MAX = 32 * 1024 * 1024
 """The session file is rewritten from scratch when it grows past this."""
 
@@ -214,6 +217,7 @@ class ClientSession:
         self._state_dir = state_dir if state_dir is not None else data_dir() / "sessions"
         self._restored = False
         self._file: Any = None
+        self._save_timer: asyncio.TimerHandle | None = None
         self.reconnects = 0
         self.errors: list[Error] = []
         self._events: list[TableEvent] = []
@@ -537,9 +541,16 @@ class ClientSession:
         return await fut
 
     async def _send_signed(self, signed: list[Signed], *, wait: bool = False) -> None:
-        """Save first (a restarted client must know what it sent), then send."""
+        """Save first (a restarted client must know what it sent: its key's commitment, its
+        shuffle, its strips), then send.  A game action is the exception: a client restarted
+        from a save made before it learns it from the host's replay, signed by its own key
+        (`SeatGame.receive` adopts it), so its save waits for a quiet moment
+        (`SAVE_LATER_S`) instead of standing between a player and the table."""
         self._pending += signed
-        self._save()
+        if all(s.step in GAME_STEPS for s in signed):
+            self._save_later()
+        else:
+            self._save()
         for k, s in enumerate(signed):
             last = wait and k == len(signed) - 1
             try:
@@ -787,6 +798,15 @@ class ClientSession:
         self._file.write(entry)
         self._file.flush()
 
+    def _save_later(self) -> None:
+        if self._save_timer is None:
+            self._save_timer = asyncio.get_running_loop().call_later(SAVE_LATER_S, self._save_now)
+
+    def _save_now(self) -> None:
+        self._save_timer = None
+        if not self.closed:
+            self._save()
+
     def _restore(self) -> None:
         path = self._path()
         if path is None or not path.exists():
@@ -814,6 +834,9 @@ class ClientSession:
         self._restored = True
 
     def _forget(self) -> None:
+        if self._save_timer is not None:
+            self._save_timer.cancel()
+            self._save_timer = None
         if self._file is not None:
             self._file.close()
             self._file = None

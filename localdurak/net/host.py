@@ -805,7 +805,13 @@ class TableHost:
             self._events_file.write(encoded_frame(event))
             self._events_file.flush()
             self._sync_soon()
-        for slot in self.seats:
+        actor = event.seat if isinstance(event, PrivacyEvent) else None
+        for s, slot in enumerate(self.seats):
+            if s != actor and slot.peer is not None and slot.peer.synced:
+                slot.peer.push(event)
+        if actor is not None and 0 <= actor < len(self.seats):
+            # The actor's own copy last: the other players are the ones waiting to see it.
+            slot = self.seats[actor]
             if slot.peer is not None and slot.peer.synced:
                 slot.peer.push(event)
         if self.trace:

@@ -374,7 +374,16 @@ class SeatGame:
             raise BadMessage("a privacy step of another game")
         if not 0 <= event.seat < self.seats:
             raise BadMessage(f"a privacy step from seat {event.seat}, not at the table")
-        if event.seat != self.seat:  # our own steps we signed ourselves; the others check them
+        msgs = decode_body(event.body, event.seat)
+        # Our own steps we signed ourselves; the others' are checked.  So is a game action of
+        # ours that we do not remember: restored from a save made before it (`adopt`), we
+        # learn it from the host's replay, and only our own key can have signed it.
+        adopt = (
+            event.seat == self.seat
+            and event.step in GAME_STEPS
+            and not all(self.player.remembers(m) for m in msgs)
+        )
+        if event.seat != self.seat or adopt:
             verify_action(
                 self.started.keys[event.seat],
                 event.sig,
@@ -386,7 +395,8 @@ class SeatGame:
             )
         self.counters.check(event.seat, event.n)
         self.counters.advance(event.seat, event.n)
-        msgs = decode_body(event.body, event.seat)
+        if adopt:
+            self._n = max(self._n, event.n + 1)
         if step_of(msgs) != event.step:
             raise BadMessage(f"step {event.step!r} carries {msgs[0].KIND!r} messages")
         out: list[PMessage] = []
@@ -400,7 +410,7 @@ class SeatGame:
         try:
             for m in msgs:
                 # Signed by event.seat's identity key, checked above (our own need no check).
-                out += self.player.receive(m, signed=True)
+                out += self.player.receive(m, signed=True, adopt=adopt)
         except pv.RemoteProtocolError as e:
             raise IllegalMove(f"card privacy: {e}") from None
         if action is not None:

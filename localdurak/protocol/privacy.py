@@ -895,14 +895,25 @@ class Player:
         self._sent.extend(msgs)
         return msgs
 
-    def receive(self, msg: Message, *, signed: bool = False) -> list[Message]:
+    def receive(self, msg: Message, *, signed: bool = False, adopt: bool = False) -> list[Message]:
         """Take one message relayed by the host; return the messages we send in reply.
-        ``signed``: its sender's identity signature was checked (`Transcript.accept`)."""
-        return self._send(self._receive(msg, signed))
+        ``signed``: its sender's identity signature was checked (`Transcript.accept`).
+        ``adopt``: a play or act of ours that we do not remember sending (we were restored
+        from a save older than it), whose identity signature by our own key the caller has
+        checked: it is ours, checked as any other seat's, and our action numbers go on
+        after it."""
+        return self._send(self._receive(msg, signed, adopt))
 
-    def _receive(self, msg: Message, signed: bool = False) -> list[Message]:
+    def remembers(self, msg: Message) -> bool:
+        """``msg`` is one we sent and have not seen relayed yet."""
+        return msg in self._sent
+
+    def _receive(self, msg: Message, signed: bool = False, adopt: bool = False) -> list[Message]:
         own = msg.seat == self.seat and not isinstance(msg, Refill | Return)
-        if own:
+        if own and adopt and isinstance(msg, Play | Act) and msg not in self._sent:
+            own = False  # verified below like another seat's step
+            self._next_index = max(self._next_index, msg.index + 1)
+        elif own:
             # Our own message, echoed in the host's order: it must be one we sent (the host
             # cannot speak for us), and then it needs no verification.
             if msg not in self._sent:
