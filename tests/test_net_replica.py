@@ -209,8 +209,8 @@ def test_a_bad_game_key_proof_on_an_act_is_refused_by_the_host_and_left_to_the_a
 
 
 def test_a_signed_play_of_a_card_the_seat_was_not_dealt_is_refused_by_host_and_seats() -> None:
-    """A card's proof is checked on the spot whatever the signature says: a seat cannot play
-    a card it was not dealt, even with a colluding host relaying it."""
+    """A card's proof is checked whatever the signature says: a seat cannot play a card it
+    was not dealt, even with a colluding host relaying it."""
     g = MemoryGame(3, Rules(deck=24), seed=11)
     g.deal()
     game = g.host.game
@@ -219,7 +219,12 @@ def test_a_signed_play_of_a_card_the_seat_was_not_dealt_is_refused_by_host_and_s
     assert att.game is not None
     own = att.game.hand(att.seat)
     real = own[0]
-    fake = next(c for c in deck_cards(24) if c not in own)
+    witness = next(p for p in g.seats if p.seat != att.seat)
+    assert witness.game is not None
+    # A card the witness cannot tell is elsewhere (not its own, not the turned trump): only
+    # the card's proof can catch it.
+    known = [*own, *witness.game.hand(witness.seat), witness.game._turned]
+    fake = next(c for c in deck_cards(24) if c not in known)
     play = att.player.play(real, {"seat": att.seat, "do": "attack", "cards": [str(fake)]})
     forged = dataclasses.replace(play, card=int(fake))
     att.player._sent[-1] = forged
@@ -228,10 +233,17 @@ def test_a_signed_play_of_a_card_the_seat_was_not_dealt_is_refused_by_host_and_s
     # trump; its card-privacy check says so otherwise.)
     with pytest.raises(IllegalMove, match=r"wrong proof|does not hold"):
         g.host.receive(att.seat, signed.command(0))
-    witness = next(p for p in g.seats if p.seat != att.seat)
+    later = copy.deepcopy(witness)
     relayed = signed.relayed(g.seq + 1, att.seat)
     with pytest.raises(IllegalMove, match="wrong proof"):
         witness.receive(relayed)
+    # A client shows the play first (``defer``) and checks the card's proof at the table's
+    # next quiet moment: the same refusal, naming the same seat, a moment later.
+    later.receive(relayed, defer=True)
+    assert later.unverified_waiting()
+    with pytest.raises(IllegalMove, match=rf"seat {att.seat}: played .* wrong proof"):
+        while later.verify_ahead():
+            pass
 
 
 def test_a_seat_checks_other_hands_deals_ahead_of_their_plays_one_strip_at_a_time() -> None:
@@ -371,3 +383,45 @@ def test_a_seat_restored_from_a_save_before_its_action_adopts_it_from_the_host()
     assert all(p.result() == g.host.game.result for p in g.seats)
     report = audit(g.record())
     assert report.clean, report.faults
+
+
+def test_a_client_checks_every_deferred_card_proof_before_the_game_ends_for_it() -> None:
+    """Played cards' proofs wait for quiet moments (`SeatGame.receive` with ``defer``), but
+    none is left unchecked: the seat checks what is left before it reveals its key."""
+    # Seats that defer, and never have a quiet moment to check what they deferred.
+    g = MemoryGame(3, Rules(deck=24), seed=4)
+    for p in g.seats:
+        g.send(p.seat, p.start())
+    deferred_seen = 0
+    while g.queue or (g.host.game is not None and g.host.game.result is None):
+        if g.queue:
+            seat, signed = g.queue.pop(0)
+            accepted = g.host.receive(seat, signed.command(0))
+            for s, cmd in accepted.relay:
+                g.seq += 1
+                ev = cmd.relayed(g.seq, s)
+                g.events.append(ev)
+                for p in g.seats:
+                    out = p.receive(ev, defer=True)
+                    deferred_seen = max(deferred_seen, len(p.player.t.deferred_plays))
+                    g.send(p.seat, out + p.flush())
+            continue
+        assert _bot_step(g)
+    assert deferred_seen > 0
+    assert all(p.revealed and not p.player.t.deferred_plays for p in g.seats)
+    report = audit(g.record())
+    assert report.clean, report.faults
+
+
+def _bot_step(g: MemoryGame) -> bool:
+    """One bot action queued for the host (no relaying: the caller's loop does it)."""
+    for p in g.rng.sample(g.seats, len(g.seats)):
+        if not p.hand_complete():
+            continue
+        view = p.view()
+        assert view is not None
+        action = g.bots[p.seat].choose(view)
+        if action is not None:
+            g.send(p.seat, [p.act(action)])
+            return True
+    return False

@@ -368,7 +368,10 @@ class SeatGame:
 
         ``defer``: an action is applied to the engine at once, but the protocol work it calls
         for (the refill's layer removals, a return, our key at the end) waits for `flush`, so
-        a client can show the action first; call `flush` before the next event."""
+        a client can show the action first; call `flush` before the next event.  The proof
+        that a played card was dealt to its player waits too, for `verify_ahead` (the host
+        has checked it; the table's next quiet moment checks it here, and the game cannot end
+        for us before it is checked)."""
         early = self.flush() if self._due else []
         if event.game != self.game_id:
             raise BadMessage("a privacy step of another game")
@@ -410,7 +413,7 @@ class SeatGame:
         try:
             for m in msgs:
                 # Signed by event.seat's identity key, checked above (our own need no check).
-                out += self.player.receive(m, signed=True, adopt=adopt)
+                out += self.player.receive(m, signed=True, adopt=adopt, defer=defer)
         except pv.RemoteProtocolError as e:
             raise IllegalMove(f"card privacy: {e}") from None
         if action is not None:
@@ -438,23 +441,28 @@ class SeatGame:
         return signed
 
     def unverified_waiting(self) -> bool:
-        """Whether a strip of a dealt chunk waits for `verify_ahead`."""
-        return self.player.t.next_unverified() is not None
+        """Whether a card proof or a strip of a dealt chunk waits for `verify_ahead`."""
+        t = self.player.t
+        return bool(t.deferred_plays) or t.next_unverified() is not None
 
     def verify_ahead(self) -> bool:
-        """Verify one strip of a dealt chunk that nobody has checked here yet (another seat's
-        hand, usually), while the table is quiet: a play from it then costs one proof instead
-        of its whole chain.  Returns whether more wait.  Raises `IllegalMove` naming the seat
-        whose strip is wrong, as `receive` would have at the play."""
+        """Verify, while the table is quiet, one card proof `receive` deferred, or else one
+        strip of a dealt chunk that nobody has checked here yet (another seat's hand,
+        usually): a play from it then costs one proof instead of its whole chain.  Returns
+        whether more wait.  Raises `IllegalMove` naming the seat whose proof or strip is
+        wrong, as `receive` would have at the play."""
         t = self.player.t
-        item = t.next_unverified()
-        if item is None:
-            return False
         try:
-            t.verify_stage(*item)
+            if t.deferred_plays:
+                t.verify_deferred(limit=1)
+            else:
+                item = t.next_unverified()
+                if item is None:
+                    return False
+                t.verify_stage(*item)
         except pv.RemoteProtocolError as e:
             raise IllegalMove(f"card privacy: {e}") from None
-        return t.next_unverified() is not None
+        return self.unverified_waiting()
 
     @property
     def work_due(self) -> bool:
@@ -479,6 +487,8 @@ class SeatGame:
                     self.player.expect_return(*back)
                     out += self.player.receive(Return(0, *back))
                 elif not self.revealed:
+                    # Every card proof checked before the game is over for us.
+                    self.player.t.verify_deferred()
                     self.revealed = True
                     out.append(self.player.reveal())
         except pv.RemoteProtocolError as e:

@@ -228,6 +228,12 @@ class Transcript:
 
     _checked_upto: tuple[int, int] = (0, 0)
     """`next_unverified`'s cursor: (batch, chunk) before which all is verified."""
+    deferred_plays: list[tuple[int, int, Card, Context, bytes]]
+    """Card proofs `accept` was asked to defer: (seat, position, card, context, proof)."""
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state.setdefault("deferred_plays", [])  # saved by a version that deferred nothing
+        self.__dict__.update(state)
 
     def __init__(self, setup: Setup) -> None:
         self.setup = setup
@@ -248,6 +254,7 @@ class Transcript:
         self.stages: dict[tuple[int, int], list[tuple[Point, ...]]] = {}
         self.proofs: dict[tuple[int, int], list[bytes]] = {}
         self.verified: set[tuple[tuple[int, int], int]] = set()
+        self.deferred_plays = []
         self.public: dict[int, Card] = {}
         """Positions everybody has seen decoded: the turned card (R-D2/R-D3)."""
         self.trump_suit: Suit | None = JAPANESE_TRUMP if setup.japanese else None
@@ -321,7 +328,9 @@ class Transcript:
 
     # --- accepting messages -------------------------------------------------------------
 
-    def accept(self, msg: Message, *, verify: bool = True, signed: bool = False) -> Chunk | None:
+    def accept(
+        self, msg: Message, *, verify: bool = True, signed: bool = False, defer: bool = False
+    ) -> Chunk | None:
         """Check ``msg`` against the game so far and record it.  Returns the chunk a Strip
         advanced.  ``verify`` False skips proofs (a seat's own messages).
 
@@ -330,7 +339,12 @@ class Transcript:
         more than who sent it — the Schnorr proof of an act, or of a play of a public or
         taken card — is left to the audit, which checks every proof of the transcript: it
         would only repeat the signature's check on every player's path to the screen.  Proofs
-        about cards and keys are checked here whatever ``signed`` says."""
+        about cards and keys are checked here whatever ``signed`` says.
+
+        ``defer``: the proof that a played or shown card was dealt to its player at that
+        position waits in `deferred_plays` for `verify_deferred` (a player checks it once the
+        table is quiet, right after showing the play; the host, which refuses a bad play to
+        its sender, never defers)."""
         if not 0 <= msg.seat < self.n:
             raise RemoteProtocolError(None, f"a message from seat {msg.seat}, not at the table")
         chunk: Chunk | None = None
@@ -352,7 +366,7 @@ class Transcript:
             elif isinstance(msg, Answer):
                 self._answer(msg, verify)
             elif isinstance(msg, Play):
-                self._play(msg, verify, signed)
+                self._play(msg, verify, signed, defer)
             elif isinstance(msg, Act):
                 self._act(msg, verify and not signed)
             elif isinstance(msg, KeyReveal):
@@ -686,9 +700,11 @@ class Transcript:
         proof: bytes,
         verify: bool,
         signed: bool = False,
+        defer: bool = False,
     ) -> None:
         """That ``seat`` holds ``card`` at ``position`` (step 5): dealt to it, not played.
-        Position -1: a card the seat took from the table, public since (the proof signs)."""
+        Position -1: a card the seat took from the table, public since (the proof signs).
+        ``defer``: the proof of a hidden position waits for `verify_deferred`."""
         if card not in self.deck:
             raise RemoteProtocolError(seat, f"{card} is not in this deck")
         if position == -1:
@@ -722,6 +738,14 @@ class Transcript:
             return
         if not verify:
             return
+        if defer:
+            self.deferred_plays.append((seat, position, card, ctx, proof))
+            return
+        self._check_dealt(seat, position, card, ctx, proof)
+
+    def _check_dealt(
+        self, seat: int, position: int, card: Card, ctx: Context, proof: bytes
+    ) -> None:
         _, z = self.position_value(position)
         if not dleq_verify(self.key_of(seat), CARD_POINTS[card], z, proof, ctx):
             raise RemoteProtocolError(
@@ -730,11 +754,27 @@ class Transcript:
                 "not the card it was dealt there",
             )
 
+    def verify_deferred(self, limit: int | None = None) -> bool:
+        """Check up to ``limit`` (all by default) of the card proofs `accept` deferred, the
+        oldest first; returns whether more wait.  Raises `RemoteProtocolError` naming the seat
+        whose proof is wrong."""
+        done = 0
+        while self.deferred_plays and (limit is None or done < limit):
+            seat, position, card, ctx, proof = self.deferred_plays.pop(0)
+            try:
+                self._check_dealt(seat, position, card, ctx, proof)
+            except (InvalidPoint, InvalidScalar) as e:
+                raise RemoteProtocolError(seat, f"play: {e}") from None
+            except LocalProtocolError as e:
+                raise RemoteProtocolError(seat, f"play out of its step: {e}") from None
+            done += 1
+        return bool(self.deferred_plays)
+
     def _index(self, seat: int, index: int) -> None:
         if index <= self.last_index[seat]:
             raise RemoteProtocolError(seat, f"an action numbered {index} again (a replay)")
 
-    def _play(self, msg: Play, verify: bool, signed: bool = False) -> None:
+    def _play(self, msg: Play, verify: bool, signed: bool = False, defer: bool = False) -> None:
         self._index(msg.seat, msg.index)
         if not 0 <= msg.card < 52:
             raise RemoteProtocolError(msg.seat, f"{msg.card} is not a card")
@@ -749,6 +789,7 @@ class Transcript:
             msg.proof,
             verify,
             signed,
+            defer,
         )
         if not _names(msg.action, card):
             # The proof signs the action, and the engines apply the action: a proof for one card
@@ -895,20 +936,24 @@ class Player:
         self._sent.extend(msgs)
         return msgs
 
-    def receive(self, msg: Message, *, signed: bool = False, adopt: bool = False) -> list[Message]:
+    def receive(
+        self, msg: Message, *, signed: bool = False, adopt: bool = False, defer: bool = False
+    ) -> list[Message]:
         """Take one message relayed by the host; return the messages we send in reply.
         ``signed``: its sender's identity signature was checked (`Transcript.accept`).
         ``adopt``: a play or act of ours that we do not remember sending (we were restored
         from a save older than it), whose identity signature by our own key the caller has
         checked: it is ours, checked as any other seat's, and our action numbers go on
-        after it."""
-        return self._send(self._receive(msg, signed, adopt))
+        after it.  ``defer``: see `Transcript.accept`."""
+        return self._send(self._receive(msg, signed, adopt, defer))
 
     def remembers(self, msg: Message) -> bool:
         """``msg`` is one we sent and have not seen relayed yet."""
         return msg in self._sent
 
-    def _receive(self, msg: Message, signed: bool = False, adopt: bool = False) -> list[Message]:
+    def _receive(
+        self, msg: Message, signed: bool = False, adopt: bool = False, defer: bool = False
+    ) -> list[Message]:
         own = msg.seat == self.seat and not isinstance(msg, Refill | Return)
         if own and adopt and isinstance(msg, Play | Act) and msg not in self._sent:
             own = False  # verified below like another seat's step
@@ -929,7 +974,7 @@ class Player:
                 raise RemoteProtocolError(
                     None, "the host returned cards to hands that our own engine did not (R-S3)"
                 )
-        chunk = self.t.accept(msg, verify=not own, signed=signed)
+        chunk = self.t.accept(msg, verify=not own, signed=signed, defer=defer)
         out: list[Message] = []
         if isinstance(msg, Nonce):
             if self.t.game_id is not None:
