@@ -907,8 +907,11 @@ async def play_as_bot(
 
 
 async def _wait(aw: Awaitable[None], timeout: float) -> None:
+    # asyncio.timeout, not wait_for: no task of its own per wait (the bot waits after every
+    # event it did not act on).
     with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(aw, timeout)
+        async with asyncio.timeout(timeout):
+            await aw
 
 
 __all__ = [
