@@ -164,6 +164,9 @@ def game_run(players: int, deck: int, home: Path, delay: float) -> dict[str, flo
         # clients"): the actor's own client has it already.
         applied: dict[int, list[float]] = {}
         arrived: dict[int, list[float]] = {}
+        # Shown, and its card's proof of being dealt checked too (a client checks that at the
+        # table's next quiet moment: docs/protocol.md "What the players check").
+        checked: dict[int, list[float]] = {}
         for c in clients:
             c.wait(60)
             while not c.lines.empty():
@@ -173,10 +176,12 @@ def game_run(players: int, deck: int, home: Path, delay: float) -> dict[str, flo
                 if x.get("event") == "dealt" and not dealt[len(clients) :]:
                     dealt.append(x["t"])
                     break
+            proved = {x["seq"]: x["t"] for x in c.seen if x.get("event") == "checked"}
             for x in c.seen:
                 if x.get("event") == "applied" and actor.get(x["seq"]) != seat:
                     applied.setdefault(x["seq"], []).append(x["t"])
                     arrived.setdefault(x["seq"], []).append(x.get("t0", x["t"]))
+                    checked.setdefault(x["seq"], []).append(proved.get(x["seq"], x["t"]))
         others = players - 1
         lat = [
             max(ts) - relays[seq]
@@ -213,6 +218,11 @@ def game_run(players: int, deck: int, home: Path, delay: float) -> dict[str, flo
         return {
             "deal_s": max(dealt) - start,
             "latencies": lat,  # type: ignore[dict-item]
+            "checked": [  # type: ignore[dict-item]
+                max(ts) - relays[seq]
+                for seq, ts in checked.items()
+                if seq in relays and len(ts) == others
+            ],
             "by_kind": by_kind,  # type: ignore[dict-item]
             # Per action: (latency, kind, the last client's start of verification - relay,
             # the longest verification, other actions relayed within 10 ms): where the time
@@ -245,13 +255,14 @@ def games(args: argparse.Namespace) -> int:
 
     out: dict[str, dict[str, float]] = {}
     for n in [int(x) for x in args.players.split(",")]:
-        deals, lats, sizes = [], [], []
+        deals, lats, sizes, checks = [], [], [], []
         kinds: dict[str, list[float]] = {}
         for _ in range(args.runs):
             with tempfile.TemporaryDirectory() as d:
                 r = game_run(n, args.deck, Path(d), args.delay)
             deals.append(r["deal_s"])
             lats += r["latencies"]  # type: ignore[arg-type]
+            checks += r["checked"]  # type: ignore[arg-type]
             for k, v in r["by_kind"].items():  # type: ignore[attr-defined]
                 kinds.setdefault(k, []).extend(v)
             sizes.append(r["bytes"])
@@ -262,6 +273,8 @@ def games(args: argparse.Namespace) -> int:
             "latency_p50_ms": round(1000 * lats[len(lats) // 2], 2),
             "latency_p99_ms": round(1000 * lats[min(len(lats) - 1, int(len(lats) * 0.99))], 2),
             "actions": len(lats),
+            "checked_p50_ms": _pct(checks, 0.5),
+            "checked_p99_ms": _pct(checks, 0.99),
             "by_kind": {  # type: ignore[dict-item]
                 k: {"n": len(v), "p50_ms": _pct(v, 0.5), "p99_ms": _pct(v, 0.99)}
                 for k, v in sorted(kinds.items())
@@ -281,6 +294,10 @@ def games(args: argparse.Namespace) -> int:
             f" (max {r['deal_max_s']:.3f}); action latency host -> all other clients p50 "
             f"{r['latency_p50_ms']:.2f} ms, p99 {r['latency_p99_ms']:.2f} ms "
             f"({r['actions']} actions); {r['bytes_per_game']} bytes per game"
+        )
+        print(
+            f"    with the played card's proof checked too (at a quiet moment): p50 "
+            f"{r['checked_p50_ms']:.2f} ms, p99 {r['checked_p99_ms']:.2f} ms"
         )
         for k, v in r["by_kind"].items():  # type: ignore[attr-defined]
             print(f"    {k:9} n={v['n']:4} p50 {v['p50_ms']:.2f} ms, p99 {v['p99_ms']:.2f} ms")

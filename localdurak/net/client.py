@@ -231,6 +231,8 @@ class ClientSession:
         self.trace: Callable[[dict[str, Any]], None] | None = None
         """Timing lines for benchmarks/net.py (``LOCALDURAK_TRACE=1``)."""
         self._traced_deal: bytes | None = None
+        self._unchecked: list[int] = []
+        """For the trace: the event of each card proof still deferred, oldest first."""
         """Every refusal the host sent (for a screen, and for tests)."""
 
     # --- the API ------------------------------------------------------------------------------
@@ -443,6 +445,7 @@ class ClientSession:
                                 except BROKEN as e:
                                     self._finish(f"{BROKEN_TEXT}: {e}")
                                     return
+                                self._trace_checked()
                                 continue
                         if incoming is not None:
                             message = await incoming
@@ -624,6 +627,7 @@ class ClientSession:
                 # work it calls for (the refill's layer removals).
                 self._notify()
                 out += self.game.flush()
+                self._trace_checked()
         except BROKEN as e:
             raise _Broken(str(e)) from e
         if out:
@@ -650,6 +654,7 @@ class ClientSession:
             if self.game is not None and self.game.game_id == m.game:
                 return []
             self.game = SeatGame(m, self.my_seat, self.identity)
+            self._unchecked = []
             self._pending = []
             self._closing = False
             self._audit = AuditVerdict(AuditStatus.PENDING)
@@ -757,6 +762,20 @@ class ClientSession:
             self.trace({"event": "dealt", "t": now})
         if m.step in ("play", "act"):
             self.trace({"event": "applied", "seq": m.seq, "t": now, "t0": t0})
+        waiting = len(self.game.player.t.deferred_plays)
+        self._unchecked += [m.seq] * (waiting - len(self._unchecked))
+        self._trace_checked()
+
+    def _trace_checked(self) -> None:
+        """A ``checked`` line once the card proofs an event deferred are checked too."""
+        if self.trace is None or self.game is None or not self._unchecked:
+            return
+        waiting = len(self.game.player.t.deferred_plays)
+        now = time.monotonic()
+        while len(self._unchecked) > waiting:
+            seq = self._unchecked.pop(0)
+            if not self._unchecked or self._unchecked[0] != seq:
+                self.trace({"event": "checked", "seq": seq, "t": now})
 
     # --- the state on disk ----------------------------------------------------------------------
 
