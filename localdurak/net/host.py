@@ -621,7 +621,12 @@ class TableHost:
                     source()
             except Exception:
                 log.exception("the host failed on %r", message)
-            if self.inbox.empty() and self.state is TableState.PLAYING:
+            if not self.inbox.empty():
+                # What this command relayed goes to the sockets before the next command is
+                # taken (a queue with items does not suspend `get`): a burst of commands
+                # would otherwise hold every event of the burst until its end.
+                await asyncio.sleep(0)
+            elif self.state is TableState.PLAYING:
                 self._bots_think()
 
     async def _from_peer(self, peer: Peer, message: Message | None) -> None:
