@@ -14,7 +14,14 @@ from localdurak.protocol.messages import GameStarted, PrivacyEvent
 
 
 class MemoryGame:
-    def __init__(self, n: int, rules: Rules, seed: int = 1, dealer: int | None = None) -> None:
+    def __init__(
+        self, n: int, rules: Rules, seed: int = 1, dealer: int | None = None, defer: bool = False
+    ) -> None:
+        """``defer``: the seats take events as a network client does (`SeatGame.receive` with
+        ``defer``, then `flush`), and never have a quiet moment for what they deferred;
+        `most_deferred` is the most card proofs one seat had waiting."""
+        self.defer = defer
+        self.most_deferred = 0
         self.keys = [EphemeralKey() for _ in range(n)]
         self.started = GameStarted(
             seq=1,
@@ -49,7 +56,12 @@ class MemoryGame:
             ev = cmd.relayed(self.seq, s)
             self.events.append(ev)
             for p in self.seats:
-                self.send(p.seat, p.receive(ev))
+                if self.defer:
+                    out = p.receive(ev, defer=True)
+                    self.most_deferred = max(self.most_deferred, len(p.player.t.deferred_plays))
+                    self.send(p.seat, out + p.flush())
+                else:
+                    self.send(p.seat, p.receive(ev))
 
     def deal(self) -> None:
         for p in self.seats:

@@ -14,6 +14,7 @@ from localdurak.game.cards import deck_cards
 from localdurak.game.rules import Rules
 from localdurak.net.replica import SeatGame
 from localdurak.protocol.codec import AuthFailed, IllegalMove, NotYourTurn, Replayed
+from localdurak.protocol.messages import PrivacyEvent
 from localdurak.protocol.privacy_audit import audit
 from localdurak.protocol.privacy_record import transcript_to_dict
 from tests.net_play import MemoryGame
@@ -136,10 +137,9 @@ def test_R_S3_a_challenged_cheat_goes_back_to_the_hand_and_can_be_played_again()
     raise AssertionError("no deal gave the defender a cheat to play")
 
 
-def test_a_host_that_forges_alters_or_replays_a_relayed_step_is_caught_by_the_seats() -> None:
-    """card-privacy.md promise 5: the host orders, it does not forge."""
-    g = MemoryGame(3, Rules(deck=24), seed=11)
-    g.deal()
+def _attack_relayed(g: MemoryGame) -> tuple[SeatGame, Action, PrivacyEvent]:
+    """The attacker opens with the first attack its view allows, through the host: the
+    attacker, its action and the step as relayed."""
     game = g.host.game
     assert game is not None and game.attacker is not None
     att = g.seats[game.attacker]
@@ -151,6 +151,14 @@ def test_a_host_that_forges_alters_or_replays_a_relayed_step_is_caught_by_the_se
     g.pump()
     relayed = g.events[-1]
     assert relayed.seat == att.seat and relayed.n == signed.n
+    return att, action, relayed
+
+
+def test_a_host_that_forges_alters_or_replays_a_relayed_step_is_caught_by_the_seats() -> None:
+    """card-privacy.md promise 5: the host orders, it does not forge."""
+    g = MemoryGame(3, Rules(deck=24), seed=11)
+    g.deal()
+    att, action, relayed = _attack_relayed(g)
     witness = next(p for p in g.seats if p.seat != att.seat)
     # Altered: another card in the same signed body.
     body = [dict(m) for m in relayed.body]
@@ -357,16 +365,8 @@ def test_a_seat_restored_from_a_save_before_its_action_adopts_it_from_the_host()
     g.deal()
     game = g.host.game
     assert game is not None and game.attacker is not None
-    att = g.seats[game.attacker]
-    saved = att.freeze()
-    view = att.view()
-    assert view is not None
-    action = next(a for a in view.legal if a.do is Do.ATTACK)
-    signed = att.act(action)
-    g.send(att.seat, [signed])
-    g.pump()
-    relayed = g.events[-1]
-    assert relayed.seat == att.seat and relayed.n == signed.n
+    saved = g.seats[game.attacker].freeze()
+    att, action, relayed = _attack_relayed(g)
 
     forged = SeatGame.thaw(saved, g.keys[att.seat])
     with pytest.raises(AuthFailed):
@@ -388,40 +388,10 @@ def test_a_seat_restored_from_a_save_before_its_action_adopts_it_from_the_host()
 def test_a_client_checks_every_deferred_card_proof_before_the_game_ends_for_it() -> None:
     """Played cards' proofs wait for quiet moments (`SeatGame.receive` with ``defer``), but
     none is left unchecked: the seat checks what is left before it reveals its key."""
-    # Seats that defer, and never have a quiet moment to check what they deferred.
-    g = MemoryGame(3, Rules(deck=24), seed=4)
-    for p in g.seats:
-        g.send(p.seat, p.start())
-    deferred_seen = 0
-    while g.queue or (g.host.game is not None and g.host.game.result is None):
-        if g.queue:
-            seat, signed = g.queue.pop(0)
-            accepted = g.host.receive(seat, signed.command(0))
-            for s, cmd in accepted.relay:
-                g.seq += 1
-                ev = cmd.relayed(g.seq, s)
-                g.events.append(ev)
-                for p in g.seats:
-                    out = p.receive(ev, defer=True)
-                    deferred_seen = max(deferred_seen, len(p.player.t.deferred_plays))
-                    g.send(p.seat, out + p.flush())
-            continue
-        assert _bot_step(g)
-    assert deferred_seen > 0
+    g = MemoryGame(3, Rules(deck=24), seed=4, defer=True)
+    g.deal()
+    g.play_out()
+    assert g.most_deferred > 0
     assert all(p.revealed and not p.player.t.deferred_plays for p in g.seats)
     report = audit(g.record())
     assert report.clean, report.faults
-
-
-def _bot_step(g: MemoryGame) -> bool:
-    """One bot action queued for the host (no relaying: the caller's loop does it)."""
-    for p in g.rng.sample(g.seats, len(g.seats)):
-        if not p.hand_complete():
-            continue
-        view = p.view()
-        assert view is not None
-        action = g.bots[p.seat].choose(view)
-        if action is not None:
-            g.send(p.seat, [p.act(action)])
-            return True
-    return False
