@@ -149,22 +149,26 @@ async def test_hostile_clients_are_refused_and_the_game_goes_on(tmp_path: Path) 
     card = next((c for c in view.hand if Action.attack(seat, c) not in view.legal), view.hand[0])
     # Out of turn (or illegal): an attack when alice may not attack now, past her own engine.
     if seat != view.attacker and Action.attack(seat, card) not in view.legal:
-        bad = sg._sign([sg.player.play(card, {"seat": seat, "do": "attack", "cards": [str(card)]})])
+        step: Any = sg.player.play(card, {"seat": seat, "do": "attack", "cards": [str(card)]})
+        bad = sg._sign([step])
         try:
-            await alice._command(bad.command, wait=True)
+            await alice._command(bad.command, wait=True, n=bad.n)
         except (NotYourTurn, IllegalMove) as e:
             # Not her turn, or (the others played on meanwhile) a throw-in the rules refuse.
             assert e.rule is not None and e.rule.startswith("R-")
         else:
             raise AssertionError("an out-of-turn move was accepted")
     else:
-        bad = sg._sign([sg.player.act({"seat": seat, "do": "pass"})])
+        step = sg.player.act({"seat": seat, "do": "pass"})
+        bad = sg._sign([step])
         try:
-            await alice._command(bad.command, wait=True)
+            await alice._command(bad.command, wait=True, n=bad.n)
         except IllegalMove as e:
             assert e.rule is not None and e.rule.startswith("R-")
         else:
             raise AssertionError("an illegal pass was accepted")
+    # The refusal reached her seat: it no longer waits for the step's echo (SeatGame.refused).
+    assert not sg.player.remembers(step)
     # An action in another seat's name.
     other = (seat + 1) % 3
     forged_body = sg._sign([sg.player.act({"seat": seat, "do": "take"})])

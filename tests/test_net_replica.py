@@ -66,6 +66,11 @@ def test_an_action_out_of_turn_is_refused_for_its_sender() -> None:
     signed = seat._sign([bad])
     with pytest.raises(NotYourTurn):
         g.host.receive(defender, signed.command(0))
+    # Told of the refusal, the seat stops waiting for the step's echo (it would otherwise
+    # keep it to the game's end: a refused action per race).
+    assert seat.player.remembers(bad)
+    seat.refused(signed.n)
+    assert not seat.player.remembers(bad) and not seat.player._sent
 
 
 def test_an_illegal_move_is_refused_with_its_rule() -> None:

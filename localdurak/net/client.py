@@ -594,6 +594,8 @@ class ClientSession:
             n = self._step_of_id.pop(m.re)
             if isinstance(m, Error) or m.seq is not None:
                 self._pending = [p for p in self._pending if p.n != n]
+            if isinstance(m, Error) and self.game is not None:
+                self.game.refused(n)
         if isinstance(m, Ack | Error) and m.re is not None and m.re in self._waiters:
             fut = self._waiters.pop(m.re)
             if fut.done():

@@ -278,6 +278,8 @@ class SeatGame:
         self.game: Game | None = None
         self.counters = _Counters([-1] * len(started.keys))
         self._n = 0
+        self._unrelayed: dict[int, list[PMessage]] = {}
+        """Our game actions signed and not relayed yet, by ``n`` (`refused`)."""
         self._hand0: tuple[Card, ...] | None = None
         self._turned: pv.CardTurned | None = None
         self._first: pv.FirstAttacker | None = None
@@ -305,7 +307,15 @@ class SeatGame:
         n = self._n
         self._n += 1
         sig = self.signer.sign(action_payload(self.game_id, self.seat, n, step, body))
+        if step in GAME_STEPS:
+            self._unrelayed[n] = list(msgs)
         return Signed(self.game_id, n, step, body, sig)
+
+    def refused(self, n: int) -> None:
+        """The host refused our step ``n`` (a game action that lost a race, say): it will
+        never be relayed, so the player stops waiting for its echo."""
+        for m in self._unrelayed.pop(n, []):
+            self.player.forget(m)
 
     def _send(self, msgs: Sequence[PMessage]) -> list[Signed]:
         return [self._sign([m]) for m in msgs]
@@ -398,6 +408,8 @@ class SeatGame:
             )
         self.counters.check(event.seat, event.n)
         self.counters.advance(event.seat, event.n)
+        if event.seat == self.seat:
+            self._unrelayed.pop(event.n, None)
         if adopt:
             self._n = max(self._n, event.n + 1)
         if step_of(msgs) != event.step:
@@ -561,6 +573,7 @@ class SeatGame:
             raise ValueError("not a saved seat")
         seat.signer = signer
         seat.log_complete = False  # the privacy log was not saved: no audit of our own
+        seat.__dict__.setdefault("_unrelayed", {})  # saved by a version without it
         return seat
 
 

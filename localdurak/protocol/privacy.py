@@ -951,6 +951,11 @@ class Player:
         """``msg`` is one we sent and have not seen relayed yet."""
         return msg in self._sent
 
+    def forget(self, msg: Message) -> None:
+        """``msg`` was refused by the host: it will never be relayed."""
+        if msg in self._sent:
+            self._sent.remove(msg)
+
     def _receive(
         self, msg: Message, signed: bool = False, adopt: bool = False, defer: bool = False
     ) -> list[Message]:

@@ -237,6 +237,7 @@ class Fuzzer:
         view = g.view()
         choice = rng.randrange(7)
         make: Any
+        step: int | None = None
         if choice == 0:
             seats = rng.randrange(2, 7)
             make = lambda i: m.SetRules(id=i, rules=Rules(), seats=seats)  # noqa: E731
@@ -260,9 +261,10 @@ class Fuzzer:
             else:
                 signed = g._sign([g.player.act({"seat": seat, "do": rng.choice(bad).value})])
                 make = signed.command
+                step = signed.n  # its refusal reaches the seat (SeatGame.refused)
         self.sent += 1
         try:
-            await asyncio.wait_for(s._command(make, wait=True), 10)
+            await asyncio.wait_for(s._command(make, wait=True, n=step), 10)
         except ProtocolError as e:
             self._answer("command", str(e.code), str(e))
         except (ConnectionError, TimeoutError):
