@@ -476,6 +476,12 @@ async def test_a_host_bot_refused_waits_for_the_table_to_move(
     assert host.game is not None and host.game.privacy.t.deal_complete()
     # A try every 0.2 s at most (and one per new event), not a busy loop.
     assert 0 < refused[0] <= 15, refused[0]
+    # Each refused step is forgotten by the bot's seat (SeatGame.refused), not kept to the end.
+    bot = host.seats[0].bot
+    assert bot is not None and bot.game is not None
+    in_flight = bot.pending  # signed, neither relayed nor refused yet
+    assert set(bot.game._unrelayed) <= {p.n for p in in_flight}
+    assert len(bot.game.player._sent) <= sum(len(p.body) for p in in_flight)
     await host.close("test over")
     run.cancel()
 

@@ -1092,6 +1092,8 @@ class TableHost:
             bot = self.seats[seat].bot
             if bot is not None:
                 bot.pending = [p for p in bot.pending if p.n != cmd.n]
+                if bot.game is not None and bot.game.game_id == cmd.game:
+                    bot.game.refused(cmd.n)
                 loop = asyncio.get_running_loop()
                 bot.resting_until = loop.time() + BOT_REST
                 # Wake the table then, in case nothing else happens meanwhile.
