@@ -220,6 +220,7 @@ class ClientSession:
         self._save_timer: asyncio.TimerHandle | None = None
         self.reconnects = 0
         self.errors: list[Error] = []
+        """Every refusal the host sent (for a screen, and for tests)."""
         self._events: list[TableEvent] = []
         self._listeners: list[Callable[[], None]] = []
         self._away: set[int] = set()
@@ -233,7 +234,6 @@ class ClientSession:
         self._traced_deal: bytes | None = None
         self._unchecked: list[int] = []
         """For the trace: the event of each card proof still deferred, oldest first."""
-        """Every refusal the host sent (for a screen, and for tests)."""
 
     # --- the API ------------------------------------------------------------------------------
 
