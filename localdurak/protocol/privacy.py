@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import hashlib
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -223,6 +224,19 @@ def _signed(index: int, action: Mapping[str, Any]) -> bytes:
 # --- the public state -----------------------------------------------------------------------
 
 
+@contextmanager
+def _blamed(seat: int, kind: str) -> Iterator[None]:
+    """A check of ``seat``'s ``kind`` message that fails is that seat's fault."""
+    try:
+        yield
+    except (InvalidPoint, InvalidScalar) as e:
+        raise RemoteProtocolError(seat, f"{kind}: {e}") from None
+    except LocalProtocolError as e:
+        # Only a message can drive the transcript: a check that cannot run yet (no game id,
+        # no commitment, a position still on its ring pass) is the sender's fault.
+        raise RemoteProtocolError(seat, f"{kind} out of its step: {e}") from None
+
+
 class Transcript:
     """The public state of one game under card privacy, built from accepted messages."""
 
@@ -348,7 +362,7 @@ class Transcript:
         if not 0 <= msg.seat < self.n:
             raise RemoteProtocolError(None, f"a message from seat {msg.seat}, not at the table")
         chunk: Chunk | None = None
-        try:
+        with _blamed(msg.seat, msg.KIND):
             if isinstance(msg, Nonce):
                 self._nonce(msg)
             elif isinstance(msg, Commit):
@@ -373,12 +387,6 @@ class Transcript:
                 self._key(msg)
             else:  # pragma: no cover - the Message union is closed
                 raise RemoteProtocolError(None, "not a card-privacy message")
-        except (InvalidPoint, InvalidScalar) as e:
-            raise RemoteProtocolError(msg.seat, f"{msg.KIND}: {e}") from None
-        except LocalProtocolError as e:
-            # Only a message can drive the transcript: a check that cannot run yet (no game id,
-            # no commitment, a position still on its ring pass) is the sender's fault.
-            raise RemoteProtocolError(msg.seat, f"{msg.KIND} out of its step: {e}") from None
         self.log.append(msg)
         return chunk
 
@@ -761,12 +769,8 @@ class Transcript:
         done = 0
         while self.deferred_plays and (limit is None or done < limit):
             seat, position, card, ctx, proof = self.deferred_plays.pop(0)
-            try:
+            with _blamed(seat, "play"):
                 self._check_dealt(seat, position, card, ctx, proof)
-            except (InvalidPoint, InvalidScalar) as e:
-                raise RemoteProtocolError(seat, f"play: {e}") from None
-            except LocalProtocolError as e:
-                raise RemoteProtocolError(seat, f"play out of its step: {e}") from None
             done += 1
         return bool(self.deferred_plays)
 
