@@ -11,7 +11,7 @@ import json
 import sys
 from typing import Any
 
-from ..protocol.privacy_audit import NotARecord, audit
+from ..protocol.privacy.audit import NotARecord, audit
 
 RECORD_FORMAT = "localdurak-record/1"
 

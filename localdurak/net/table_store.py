@@ -19,7 +19,7 @@ from typing import Any
 from localdurak.protocol.codec import MAX_FRAME, FrameDecoder, ProtocolError, encode_frame
 from localdurak.protocol.connection import encoded_frame
 from localdurak.protocol.messages import Message, message_from_wire, message_to_wire
-from localdurak.protocol.privacy_audit import audit
+from localdurak.protocol.privacy.audit import audit
 from localdurak.protocol.records import read_journal
 
 SYNC_PAUSE_S = 0.05
