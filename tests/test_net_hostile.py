@@ -513,7 +513,6 @@ async def test_a_player_who_stops_reading_is_dropped_not_buffered_for_ever(
     PEER_BACKLOG_MAX the host drops the connection (the player resumes once it reads again)
     instead of holding every later event for it in memory."""
     from localdurak.net import host as hostmod
-
     from localdurak.net import peer as peermod
 
     monkeypatch.setattr(peermod, "PEER_BACKLOG_MAX", 1000)
