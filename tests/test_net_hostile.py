@@ -33,7 +33,7 @@ from localdurak.protocol.codec import (
     TableFull,
     encode_frame,
 )
-from localdurak.protocol.privacy_audit import audit
+from localdurak.protocol.privacy.audit import audit
 
 PIN = "4711"
 

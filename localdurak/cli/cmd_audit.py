@@ -14,7 +14,7 @@ from typing import Any
 from localdurak.cli import record_file
 from localdurak.cli.options import client_parent
 
-from ..protocol.privacy_audit import NotARecord, audit
+from ..protocol.privacy.audit import NotARecord, audit
 
 RECORD_FORMAT = "localdurak-record/1"
 

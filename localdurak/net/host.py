@@ -106,7 +106,7 @@ from localdurak.protocol.messages import (
     message_from_wire,
     message_to_wire,
 )
-from localdurak.protocol.privacy_audit import audit
+from localdurak.protocol.privacy.audit import audit
 from localdurak.protocol.records import (
     journal_action,
     journal_append,
