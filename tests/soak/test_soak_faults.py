@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tests import netns
 from tests.soak.common import FULL
 from tests.soak.faults import run_faults
+from tests.support import netns
 
 COUNTS = (
     {"client_kills": 20, "host_kills": 3, "link_cuts": 6}
