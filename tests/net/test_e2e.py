@@ -17,9 +17,9 @@ import pytest
 from localdurak.net.host import EVENTS_FILE, read_frames
 from localdurak.protocol.codec import encode_frame
 from localdurak.protocol.messages import PrivacyEvent, message_to_wire
-from localdurak.protocol.privacy_audit import audit
-from tests.soak.common import check_record
+from localdurak.protocol.privacy.audit import audit
 from tests.support.procs import Proc, env_for, localdurak
+from tests.soak.common import check_record
 
 
 @pytest.fixture
