@@ -17,7 +17,10 @@ import pytest
 TMUX = shutil.which("tmux") or "/usr/bin/tmux"
 ROOT = Path(__file__).parents[2]
 
-pytestmark = pytest.mark.skipif(not Path(TMUX).exists(), reason="tmux is not installed")
+pytestmark = [
+    pytest.mark.skipif(not Path(TMUX).exists(), reason="tmux is not installed"),
+    pytest.mark.slow,  # a real terminal: the quick suite is `pytest -m "not slow"`
+]
 
 
 SOCKET = f"localdurak-test-{os.getpid()}"

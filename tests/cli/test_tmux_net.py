@@ -29,6 +29,7 @@ SOCKET = f"localdurak-net-{os.getpid()}"
 pytestmark = [
     pytest.mark.skipif(not Path(TMUX).exists(), reason="tmux is not installed"),
     pytest.mark.skipif(unavailable_reason() is not None, reason=str(unavailable_reason())),
+    pytest.mark.slow,  # namespaces and a real terminal: the quick suite skips it
 ]
 
 CODE = re.compile(r"[0-9A-F]{4}-[0-9A-F]{4}")

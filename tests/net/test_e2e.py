@@ -18,8 +18,8 @@ from localdurak.net.host import EVENTS_FILE, read_frames
 from localdurak.protocol.codec import encode_frame
 from localdurak.protocol.messages import PrivacyEvent, message_to_wire
 from localdurak.protocol.privacy.audit import audit
-from tests.support.procs import Proc, env_for, localdurak
 from tests.soak.common import check_record
+from tests.support.procs import Proc, env_for, localdurak
 
 
 @pytest.fixture
@@ -100,6 +100,7 @@ def test_whole_headless_game_host_and_two_bot_processes(tmp_path: Path, procs: l
     ]
 
 
+@pytest.mark.slow  # processes killed and restarted
 def test_a_client_killed_mid_game_starts_again_and_the_game_completes(
     tmp_path: Path, procs: list[Proc]
 ) -> None:
@@ -121,6 +122,7 @@ def test_a_client_killed_mid_game_starts_again_and_the_game_completes(
     assert len(record["actions"]) > 0
 
 
+@pytest.mark.slow  # processes killed and restarted
 def test_the_host_killed_mid_game_resumes_from_its_journal_and_the_game_completes(
     tmp_path: Path, procs: list[Proc]
 ) -> None:
@@ -143,6 +145,7 @@ def test_the_host_killed_mid_game_resumes_from_its_journal_and_the_game_complete
     check_record(over["record"])
 
 
+@pytest.mark.slow  # processes killed and restarted
 def test_a_player_who_does_not_come_back_forfeits_he_is_the_durak(
     tmp_path: Path, procs: list[Proc]
 ) -> None:
@@ -195,6 +198,7 @@ def test_R_S5_cheating_mode_holds_the_closing_action_for_the_challenge_window(
     check_record(over["record"])
 
 
+@pytest.mark.slow  # processes killed and restarted
 def test_a_client_that_lost_its_saved_seat_cannot_take_it_back_the_seat_forfeits(
     tmp_path: Path, procs: list[Proc]
 ) -> None:

@@ -18,6 +18,9 @@ from tests.net.test_e2e import check_record
 from tests.support import netns
 from tests.support.procs import Proc, env_for
 
+# A long run (the quick suite is `pytest -m "not slow"`; CI runs everything).
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def lan() -> Iterator[netns.NetnsLan]:

@@ -21,9 +21,9 @@ from localdurak.protocol.privacy.events import (
 from localdurak.protocol.privacy.group import GROUP
 from localdurak.protocol.privacy.messages import Answer, Message, Play, Refill, Return
 from localdurak.protocol.privacy.schedule import Setup
+from tests.protocol.test_privacy_curious_host import points_in
 from tests.support.privacy_play import rngs
 from tests.support.privacy_sim import MemoryTable, play_engine_game
-from tests.protocol.test_privacy_curious_host import points_in
 
 CARD_OF = {p: i for i, p in enumerate(CARD_POINTS)}
 
