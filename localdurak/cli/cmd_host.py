@@ -66,7 +66,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--resume", type=Path, default=None, metavar="JOURNAL")
     p.add_argument("--player", default=None, metavar="NAME", help="your name at the table")
     p.add_argument("--ascii", action="store_true", help="letters instead of suit symbols")
-    p.add_argument("--lang", help="language: en, ru (default: from LANG)")
+    p.add_argument("--lang", help="language: en, ru, uk, pl, zh (default: from the system locale)")
     add_rules_options(p)
     p.set_defaults(func=run)
 

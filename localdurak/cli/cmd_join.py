@@ -42,7 +42,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--timeout", type=float, default=10.0, help="seconds to look for the table")
     p.add_argument("--delay", type=float, default=0.0, help="seconds the bot thinks per move")
     p.add_argument("--ascii", action="store_true", help="letters instead of suit symbols")
-    p.add_argument("--lang", help="language: en, ru (default: from LANG)")
+    p.add_argument("--lang", help="language: en, ru, uk, pl, zh (default: from the system locale)")
     p.set_defaults(func=run)
 
 

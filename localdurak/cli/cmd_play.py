@@ -20,7 +20,7 @@ def add_client_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--ascii", action="store_true", help="letters instead of suit symbols and box lines"
     )
-    parser.add_argument("--lang", help="language: en, ru (default: from LANG)")
+    parser.add_argument("--lang", help="language: en, ru, uk, pl, zh (default: from the system locale)")
 
 
 def register(subparsers: Any) -> None:

@@ -21,7 +21,7 @@ def register(subparsers: Any) -> None:
         default=None,
         help="one variant (default: all)",
     )
-    p.add_argument("--lang", help="language: en, ru (default: from LANG)")
+    p.add_argument("--lang", help="language: en, ru, uk, pl, zh (default: from the system locale)")
     p.set_defaults(func=run)
 
 

@@ -54,7 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # The lobby's own options, for `localdurak` with no subcommand.
     parser.add_argument("--name", help="your name at the table (remembered)")
     parser.add_argument("--ascii", action="store_true", help="letters instead of suit symbols")
-    parser.add_argument("--lang", help="language: en, ru (default: from LANG)")
+    parser.add_argument("--lang", help="language: en, ru, uk, pl, zh (default: from the system locale)")
     args = parser.parse_args(args_list)
     func: Callable[[argparse.Namespace], int] | None = getattr(args, "func", None)
     if func is None:
