@@ -1,14 +1,14 @@
 """Helpers for the card-privacy tests: seeded tables; the scripted game lives in
-localdurak.protocol.privacy_sim (the benchmarks use it too)."""
+tests.support.privacy_sim (the benchmarks use it too)."""
 
 from __future__ import annotations
 
 import random
 from typing import Any
 
-from localdurak.protocol.privacy import Transcript, deal_order
-from localdurak.protocol.privacy_sim import MemoryTable, play_scripted_game
-from localdurak.protocol.schedule import Setup
+from localdurak.protocol.privacy.schedule import Setup
+from localdurak.protocol.privacy.transcript import Transcript, deal_order
+from tests.support.privacy_sim import MemoryTable, play_scripted_game
 
 
 def rngs(n: int, seed: int) -> list[Any]:

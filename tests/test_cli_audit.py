@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from localdurak.cli.main import main
-from localdurak.protocol.group import GROUP
-from localdurak.protocol.privacy_messages import Message, Shuffle
+from localdurak.protocol.privacy.group import GROUP
+from localdurak.protocol.privacy.messages import Message, Shuffle
 from tests.privacy_play import slot_dealt_at, table
 
 

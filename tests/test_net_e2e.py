@@ -17,7 +17,7 @@ import pytest
 from localdurak.net.host import EVENTS_FILE, read_frames
 from localdurak.protocol.codec import encode_frame
 from localdurak.protocol.messages import PrivacyEvent, message_to_wire
-from localdurak.protocol.privacy_audit import audit
+from localdurak.protocol.privacy.audit import audit
 from tests.procs import Proc, env_for, localdurak
 from tests.soak.common import check_record
 

@@ -15,8 +15,8 @@ from localdurak.game.rules import Rules
 from localdurak.net.replica import SeatGame
 from localdurak.protocol.codec import AuthFailed, IllegalMove, NotYourTurn, Replayed
 from localdurak.protocol.messages import PrivacyEvent
-from localdurak.protocol.privacy_audit import audit
-from localdurak.protocol.privacy_record import transcript_to_dict
+from localdurak.protocol.privacy.audit import audit
+from localdurak.protocol.privacy.record import transcript_to_dict
 from tests.net_play import MemoryGame
 
 

@@ -10,11 +10,11 @@ from typing import Any
 import nacl.bindings as nb
 import pytest
 
-from localdurak.protocol.cardpoints import CARD_POINTS
-from localdurak.protocol.group import GROUP, T2
-from localdurak.protocol.privacy import LocalProtocolError, RemoteProtocolError, _signed
-from localdurak.protocol.privacy_audit import audit
-from localdurak.protocol.privacy_messages import (
+from localdurak.protocol.errors import LocalProtocolError, RemoteProtocolError
+from localdurak.protocol.privacy.audit import audit
+from localdurak.protocol.privacy.cardpoints import CARD_POINTS
+from localdurak.protocol.privacy.group import GROUP, T2
+from localdurak.protocol.privacy.messages import (
     Act,
     Answer,
     KeyReveal,
@@ -24,9 +24,10 @@ from localdurak.protocol.privacy_messages import (
     Shuffle,
     Strip,
 )
-from localdurak.protocol.privacy_sim import MemoryTable
-from localdurak.protocol.proofs import Context, batch_dleq_prove, dleq_prove, schnorr_prove
+from localdurak.protocol.privacy.proofs import Context, batch_dleq_prove, dleq_prove, schnorr_prove
+from localdurak.protocol.privacy.transcript import signed_action
 from tests.privacy_play import slot_dealt_at, table
+from tests.support.privacy_sim import MemoryTable
 
 
 def torsion(p: bytes) -> bytes:
@@ -167,7 +168,7 @@ def test_play_proof_replayed_into_another_game_refused() -> None:
     position, card = next(iter(p0.hand.items()))
     action = {"do": "attack", "cards": [str(card)]}
     _, z = b.host.t.position_value(position)
-    ctx = Context(a.host.t.game_id, 0, "play", (position,), _signed(0, action))
+    ctx = Context(a.host.t.game_id, 0, "play", (position,), signed_action(0, action))
     proof = dleq_prove(lambda n: b"\x07" * n, p0._k, p0.key, CARD_POINTS[card], z, ctx)
     with pytest.raises(RemoteProtocolError, match="wrong proof"):
         b.host.receive(0, Play(0, 0, position, int(card), False, action, proof))
@@ -222,9 +223,9 @@ def test_card_not_dealt_to_the_player_refused_and_recorded() -> None:
     p = next(iter(p0.hand))
     _, z = p0.t.position_value(p)
     action = {"do": "attack", "cards": [str(foreign)]}
-    from localdurak.protocol.privacy import _signed
+    from localdurak.protocol.privacy.transcript import signed_action
 
-    ctx = p0.t.ctx(0, "play", (p,), _signed(0, action))
+    ctx = p0.t.ctx(0, "play", (p,), signed_action(0, action))
     proof = dleq_prove(lambda n: b"\x02" * n, p0._k, p0.key, CARD_POINTS[foreign], z, ctx)
     with pytest.raises(RemoteProtocolError, match="not the card it was dealt") as e:
         tab.host.receive(0, Play(0, 0, p, int(foreign), False, action, proof))

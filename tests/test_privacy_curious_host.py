@@ -8,13 +8,13 @@ import random
 
 from localdurak.game.cards import Card
 from localdurak.game.rules import Rules
-from localdurak.protocol.cardpoints import CARD_POINTS
-from localdurak.protocol.group import GROUP
-from localdurak.protocol.privacy import CardTurned, HandDealt, TrumpCardDrawn
-from localdurak.protocol.privacy_messages import Message
-from localdurak.protocol.privacy_sim import MemoryTable, play_engine_game
-from localdurak.protocol.schedule import Setup
+from localdurak.protocol.privacy.cardpoints import CARD_POINTS
+from localdurak.protocol.privacy.events import CardTurned, HandDealt, TrumpCardDrawn
+from localdurak.protocol.privacy.group import GROUP
+from localdurak.protocol.privacy.messages import Message
+from localdurak.protocol.privacy.schedule import Setup
 from tests.privacy_play import rngs
+from tests.support.privacy_sim import MemoryTable, play_engine_game
 
 CARD_OF = {p: i for i, p in enumerate(CARD_POINTS)}
 

@@ -7,8 +7,8 @@ import itertools
 import pytest
 
 from localdurak.game.cards import Card, deck_cards
-from localdurak.protocol.privacy import CardTurned, FirstAttacker, HandDealt
-from localdurak.protocol.schedule import Setup
+from localdurak.protocol.privacy.events import CardTurned, FirstAttacker, HandDealt
+from localdurak.protocol.privacy.schedule import Setup
 from tests.privacy_play import table
 
 MATRIX = [(n, d) for n, d in itertools.product(range(2, 7), (24, 36, 52)) if n * 6 <= d]

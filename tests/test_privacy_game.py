@@ -12,12 +12,12 @@ from localdurak.game.actions import Action, Do
 from localdurak.game.cards import CARDS
 from localdurak.game.engine import Game
 from localdurak.game.rules import Rules
-from localdurak.protocol.privacy import CardPlayed, KeysRevealed, TrumpCardDrawn
-from localdurak.protocol.privacy_audit import audit
-from localdurak.protocol.privacy_messages import Play, Return
-from localdurak.protocol.privacy_sim import MemoryTable, dealt_deck, play_engine_game
-from localdurak.protocol.schedule import Setup
+from localdurak.protocol.privacy.audit import audit
+from localdurak.protocol.privacy.events import CardPlayed, KeysRevealed, TrumpCardDrawn
+from localdurak.protocol.privacy.messages import Play, Return
+from localdurak.protocol.privacy.schedule import Setup
 from tests.privacy_play import play_scripted_game, rngs, table
+from tests.support.privacy_sim import MemoryTable, dealt_deck, play_engine_game
 
 ENGINE_GAMES = [
     (2, {"deck": 24}, 1),

@@ -8,10 +8,10 @@ import nacl.bindings as nb
 import pytest
 
 from localdurak.game.cards import CARDS
-from localdurak.protocol import group as group_module
-from localdurak.protocol.cardpoints import CARD_DOMAIN, CARD_POINTS
-from localdurak.protocol.group import GROUP, T2, InvalidPoint, UnsafeLibrary
-from localdurak.protocol.proofs import (
+from localdurak.protocol.privacy import group as group_module
+from localdurak.protocol.privacy.cardpoints import CARD_DOMAIN, CARD_POINTS
+from localdurak.protocol.privacy.group import GROUP, T2, InvalidPoint, UnsafeLibrary
+from localdurak.protocol.privacy.proofs import (
     Context,
     batch_dleq_prove,
     batch_dleq_verify,

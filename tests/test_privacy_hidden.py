@@ -13,11 +13,11 @@ import pytest
 from localdurak.game.actions import Do
 from localdurak.game.engine import Game
 from localdurak.game.rules import Rules
-from localdurak.protocol.privacy import HandDealt
-from localdurak.protocol.privacy_audit import audit, bout_taker
-from localdurak.protocol.privacy_sim import MemoryTable, dealt_deck
-from localdurak.protocol.schedule import Setup
+from localdurak.protocol.privacy.audit import audit, bout_taker
+from localdurak.protocol.privacy.events import HandDealt
+from localdurak.protocol.privacy.schedule import Setup
 from tests.privacy_play import rngs
+from tests.support.privacy_sim import MemoryTable, dealt_deck
 
 
 @pytest.mark.parametrize(

@@ -10,8 +10,8 @@ import msgpack
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from localdurak.protocol.privacy_audit import NotARecord, audit
-from localdurak.protocol.privacy_messages import (
+from localdurak.protocol.privacy.audit import NotARecord, audit
+from localdurak.protocol.privacy.messages import (
     Act,
     Answer,
     Commit,
@@ -27,7 +27,7 @@ from localdurak.protocol.privacy_messages import (
     message_from_dict,
     message_from_json,
 )
-from localdurak.protocol.privacy_record import TranscriptError, transcript_from_dict
+from localdurak.protocol.privacy.record import TranscriptError, transcript_from_dict
 
 B32 = st.binary(min_size=32, max_size=32)
 B64 = st.binary(min_size=64, max_size=64)

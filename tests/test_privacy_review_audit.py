@@ -16,14 +16,15 @@ from localdurak.cli.main import main
 from localdurak.game.actions import Action, GameResult
 from localdurak.game.engine import Game
 from localdurak.game.rules import Rules
-from localdurak.protocol.cardpoints import CARD_POINTS
-from localdurak.protocol.privacy import RemoteProtocolError, _signed
-from localdurak.protocol.privacy_audit import audit
-from localdurak.protocol.privacy_messages import Answer, Play, Refill
-from localdurak.protocol.privacy_sim import MemoryTable, dealt_deck, play_engine_game
-from localdurak.protocol.proofs import dleq_prove, schnorr_prove
-from localdurak.protocol.schedule import Setup
+from localdurak.protocol.errors import RemoteProtocolError
+from localdurak.protocol.privacy.audit import audit
+from localdurak.protocol.privacy.cardpoints import CARD_POINTS
+from localdurak.protocol.privacy.messages import Answer, Play, Refill
+from localdurak.protocol.privacy.proofs import dleq_prove, schnorr_prove
+from localdurak.protocol.privacy.schedule import Setup
+from localdurak.protocol.privacy.transcript import signed_action
 from tests.privacy_play import rngs, table
+from tests.support.privacy_sim import MemoryTable, dealt_deck, play_engine_game
 
 
 def _engine_game(seed: int, forge: Any = None) -> tuple[MemoryTable, Game]:
@@ -93,7 +94,7 @@ def test_review_a_play_must_be_the_card_its_signed_action_names() -> None:
     _, z = p0.t.position_value(position)
     # A valid proof for the card held, under an action that plays another card.
     action = {"seat": 0, "do": "attack", "cards": [str(other)]}
-    ctx = p0.t.ctx(0, "play", (position,), _signed(0, action))
+    ctx = p0.t.ctx(0, "play", (position,), signed_action(0, action))
     proof = dleq_prove(lambda n: b"\x06" * n, p0._k, p0.key, CARD_POINTS[held], z, ctx)
     with pytest.raises(RemoteProtocolError, match="does not name") as e:
         tab.host.receive(0, Play(0, 0, position, int(held), False, action, proof))
@@ -106,8 +107,8 @@ def test_review_a_card_action_without_its_proof_is_refused() -> None:
     p0 = tab.players[0]
     card = p0.cards()[0]
     action = {"seat": 0, "do": "attack", "cards": [str(card)]}
-    ctx = p0.t.ctx(0, "act", (), _signed(0, action))
-    from localdurak.protocol.privacy_messages import Act
+    ctx = p0.t.ctx(0, "act", (), signed_action(0, action))
+    from localdurak.protocol.privacy.messages import Act
 
     proof = schnorr_prove(lambda n: b"\x07" * n, p0._k, p0.key, ctx)
     with pytest.raises(RemoteProtocolError, match="proof") as e:
@@ -218,7 +219,7 @@ def test_review_a_card_taken_by_another_seat_cannot_be_played_by_name() -> None:
     # The attacker plays it again by name, signed with its own key: refused (d holds it).
     p = tab.players[a]
     action = {"seat": a, "do": "attack", "cards": [str(card)]}
-    ctx = p.t.ctx(a, "play", (), _signed(5, action))
+    ctx = p.t.ctx(a, "play", (), signed_action(5, action))
     proof = schnorr_prove(lambda n: b"\x08" * n, p._k, p.key, ctx)
     with pytest.raises(RemoteProtocolError, match="did not take") as e:
         tab.host.receive(a, Play(a, 5, -1, int(card), False, action, proof))

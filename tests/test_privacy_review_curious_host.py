@@ -10,19 +10,19 @@ import random
 
 from localdurak.game.cards import Card
 from localdurak.game.rules import Rules
-from localdurak.protocol.cardpoints import CARD_POINTS
-from localdurak.protocol.group import GROUP
-from localdurak.protocol.privacy import (
+from localdurak.protocol.privacy.cardpoints import CARD_POINTS
+from localdurak.protocol.privacy.events import (
     CardPlayed,
     CardTurned,
     FirstAttacker,
     HandDealt,
     TrumpCardDrawn,
 )
-from localdurak.protocol.privacy_messages import Answer, Message, Play, Refill, Return
-from localdurak.protocol.privacy_sim import MemoryTable, play_engine_game
-from localdurak.protocol.schedule import Setup
+from localdurak.protocol.privacy.group import GROUP
+from localdurak.protocol.privacy.messages import Answer, Message, Play, Refill, Return
+from localdurak.protocol.privacy.schedule import Setup
 from tests.privacy_play import rngs
+from tests.support.privacy_sim import MemoryTable, play_engine_game
 from tests.test_privacy_curious_host import points_in
 
 CARD_OF = {p: i for i, p in enumerate(CARD_POINTS)}

@@ -6,11 +6,11 @@ from __future__ import annotations
 import nacl.bindings as nb
 import pytest
 
-from localdurak.protocol.cardpoints import CARD_POINTS
-from localdurak.protocol.group import GROUP, ORDER, T2
-from localdurak.protocol.privacy import RemoteProtocolError
-from localdurak.protocol.privacy_messages import Commit, KeyReveal
-from localdurak.protocol.proofs import (
+from localdurak.protocol.errors import RemoteProtocolError
+from localdurak.protocol.privacy.cardpoints import CARD_POINTS
+from localdurak.protocol.privacy.group import GROUP, ORDER, T2
+from localdurak.protocol.privacy.messages import Commit, KeyReveal
+from localdurak.protocol.privacy.proofs import (
     Context,
     batch_dleq_prove,
     batch_dleq_verify,

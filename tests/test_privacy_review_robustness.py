@@ -15,15 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from localdurak.protocol.cardpoints import CARD_POINTS
-from localdurak.protocol.privacy import (
-    Host,
-    LocalProtocolError,
-    Player,
-    RemoteProtocolError,
-    Transcript,
-)
-from localdurak.protocol.privacy_messages import (
+from localdurak.protocol.errors import LocalProtocolError, RemoteProtocolError
+from localdurak.protocol.privacy.cardpoints import CARD_POINTS
+from localdurak.protocol.privacy.messages import (
     KINDS,
     Act,
     KeyReveal,
@@ -33,7 +27,9 @@ from localdurak.protocol.privacy_messages import (
     Strip,
     message_from_dict,
 )
-from localdurak.protocol.schedule import Setup
+from localdurak.protocol.privacy.roles import Host, Player
+from localdurak.protocol.privacy.schedule import Setup
+from localdurak.protocol.privacy.transcript import Transcript
 from tests.privacy_play import table
 
 

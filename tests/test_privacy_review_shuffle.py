@@ -17,14 +17,14 @@ from dataclasses import replace
 
 import pytest
 
-from localdurak.protocol.cardpoints import CARD_POINTS
-from localdurak.protocol.group import GROUP
-from localdurak.protocol.privacy import RemoteProtocolError
-from localdurak.protocol.privacy_audit import audit
-from localdurak.protocol.privacy_messages import Message, Shuffle
-from localdurak.protocol.privacy_sim import MemoryTable, unwire, wire
-from localdurak.protocol.schedule import Chunk
+from localdurak.protocol.errors import RemoteProtocolError
+from localdurak.protocol.privacy.audit import audit
+from localdurak.protocol.privacy.cardpoints import CARD_POINTS
+from localdurak.protocol.privacy.group import GROUP
+from localdurak.protocol.privacy.messages import Message, Shuffle
+from localdurak.protocol.privacy.schedule import Chunk
 from tests.privacy_play import table
+from tests.support.privacy_sim import MemoryTable, unwire, wire
 
 CARD_OF = {p: i for i, p in enumerate(CARD_POINTS)}
 A = GROUP.scalar_reduce(b"\x09" * 64)

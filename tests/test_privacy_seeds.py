@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 
-from localdurak.protocol.privacy import RemoteProtocolError, deal_order, seed_commitment
-from localdurak.protocol.privacy_audit import audit
-from localdurak.protocol.privacy_messages import Message, Nonce, Seed, Shuffle, Strip
-from localdurak.protocol.privacy_sim import dealt_deck, unwire
+from localdurak.protocol.errors import RemoteProtocolError
+from localdurak.protocol.privacy.audit import audit
+from localdurak.protocol.privacy.messages import Message, Nonce, Seed, Shuffle, Strip
+from localdurak.protocol.privacy.transcript import deal_order, seed_commitment
 from tests.privacy_play import order_of, table
+from tests.support.privacy_sim import dealt_deck, unwire
 
 
 def test_step2b_deal_order_is_a_permutation_fixed_by_every_seed_and_the_game_id() -> None:

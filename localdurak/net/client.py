@@ -90,8 +90,8 @@ from localdurak.protocol.messages import (
     TableState,
     message_from_wire,
 )
-from localdurak.protocol.privacy_audit import audit as audit_record
-from localdurak.protocol.privacy_record import transcript_to_dict
+from localdurak.protocol.privacy.audit import audit as audit_record
+from localdurak.protocol.privacy.record import transcript_to_dict
 
 log = logging.getLogger(__name__)
 

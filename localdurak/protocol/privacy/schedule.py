@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..game.cards import DECK_SIZES, Suit, lowest_rank
+from ...game.cards import DECK_SIZES, Suit, lowest_rank
 
 PUBLIC = -1
 """The owner of a public chunk (a turned card everybody decodes)."""

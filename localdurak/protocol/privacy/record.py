@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .privacy_messages import Message, MessageError, message_from_json
+from .messages import Message, MessageError, message_from_json
 from .schedule import ScheduleError, Setup
 
 FORMAT = "localdurak-privacy/2"

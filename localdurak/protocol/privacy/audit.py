@@ -24,14 +24,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..game.actions import Action, Do, GameResult
-from ..game.cards import CARDS, Card
-from ..game.engine import Game
-from ..game.rules import Rules
+from ...game.actions import Action, Do, GameResult
+from ...game.cards import CARDS, Card
+from ...game.engine import Game
+from ...game.rules import Rules
+from ..errors import RemoteProtocolError
 from .cardpoints import CARD_POINTS
 from .group import GROUP, InvalidPoint, Scalar
-from .privacy import RemoteProtocolError, Transcript, _shuffle_digest, _signed
-from .privacy_messages import (
+from .messages import (
     Act,
     Answer,
     Commit,
@@ -42,9 +42,10 @@ from .privacy_messages import (
     Return,
     Shuffle,
 )
-from .privacy_record import transcript_from_dict
 from .proofs import dleq_verify, schnorr_verify
+from .record import transcript_from_dict
 from .schedule import Setup
+from .transcript import Transcript, shuffle_digest, signed_action
 
 
 class NotARecord(ValueError):
@@ -311,15 +312,15 @@ def _proven(t: Transcript, msg: Message) -> bool:
             return schnorr_verify(GROUP.check(msg.key), msg.proof, t.ctx(msg.seat, "commit"))
         y = t.key_of(msg.seat)
         if isinstance(msg, Shuffle):
-            digest = _shuffle_digest(t.previous_stage(), msg.deck)
+            digest = shuffle_digest(t.previous_stage(), msg.deck)
             return schnorr_verify(y, msg.proof, t.ctx(msg.seat, "shuffle", (), digest))
         if isinstance(msg, Act):
-            ctx = t.ctx(msg.seat, "act", (), _signed(msg.index, msg.action))
+            ctx = t.ctx(msg.seat, "act", (), signed_action(msg.index, msg.action))
             return schnorr_verify(y, msg.proof, ctx)
         if isinstance(msg, Play | Answer):
             if isinstance(msg, Play):
                 step = "show" if msg.shown else "play"
-                extra = _signed(msg.index, msg.action)
+                extra = signed_action(msg.index, msg.action)
             else:
                 step = f"not-me/{msg.rank}" if msg.position < 0 else f"show-lowest/{msg.rank}"
                 extra = b""

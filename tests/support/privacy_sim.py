@@ -13,14 +13,15 @@ from typing import Any, Protocol
 
 import msgpack
 
-from ..game.actions import Action, Do, GameResult
-from ..game.cards import Card, Suit
-from ..game.engine import Game
-from ..game.rules import Rules
-from .group import GROUP, RandomBytes
-from .privacy import Event, Host, Player
-from .privacy_audit import bout_taker, returned_cards
-from .privacy_messages import Message, Shuffle, message_from_dict
+from localdurak.game.actions import Action, Do, GameResult
+from localdurak.game.cards import Card, Suit
+from localdurak.game.engine import Game
+from localdurak.game.rules import Rules
+from localdurak.protocol.privacy.audit import bout_taker, returned_cards
+from localdurak.protocol.privacy.events import Event
+from localdurak.protocol.privacy.group import GROUP, RandomBytes
+from localdurak.protocol.privacy.messages import Message, Shuffle, message_from_dict
+from localdurak.protocol.privacy.roles import Host, Player
 
 Tap = Callable[[str, int, Message], None]
 """(direction "to_host" | "to_player", seat, message)."""
