@@ -107,6 +107,8 @@ class StrongBot:
         self.seen = _Seen()
         self.last_simulations = 0
         """Playouts the last decision ran (for tests and benchmarks)."""
+        self.searches = 0
+        """Decisions searched so far."""
 
     # --- memory -----------------------------------------------------------------------
 
@@ -212,6 +214,7 @@ class StrongBot:
                     i for i in alive if i in (ref, prior) or _edge(vals[i], vals[ref]) > -self.HALVE
                 ]
         self.last_simulations = sims
+        self.searches += 1
         best = max(range(k), key=lambda i: (_mean(vals[i]), i == prior))
         if prior < 0 or best == prior:
             return cands[best]
