@@ -219,6 +219,9 @@ class ClientSession:
         self._file: Any = None
         self._save_timer: asyncio.TimerHandle | None = None
         self.reconnects = 0
+        self.paused: str | None = None
+        """What the host said when it paused the table (`Bye.paused`), until it is back: the
+        session keeps its seat and keeps trying to reconnect meanwhile."""
         self.errors: list[Error] = []
         """Every refusal the host sent (for a screen, and for tests)."""
         self._events: list[TableEvent] = []
@@ -277,7 +280,7 @@ class ClientSession:
         if self.closed:
             return ConnectionState.CLOSED
         if self.channel is None or self.channel.closed:
-            return ConnectionState.RECONNECTING
+            return ConnectionState.RECONNECTING if self.paused is None else ConnectionState.PAUSED
         return ConnectionState.CONNECTED
 
     @property
@@ -503,13 +506,14 @@ class ClientSession:
         loop = asyncio.get_running_loop()
         give_up = loop.time() + self.hold
         attempt = 0
-        while loop.time() < give_up:
+        while loop.time() < give_up or self.paused is not None:
             delay = BACKOFF[min(attempt, len(BACKOFF) - 1)] * (0.8 + 0.4 * random.random())
             await asyncio.sleep(delay)
             attempt += 1
             try:
                 await self._connect()
                 self.reconnects += 1
+                self.paused = None
                 self._notify()
                 return
             except FATAL as e:
@@ -613,6 +617,12 @@ class ClientSession:
         if isinstance(m, Ack):
             return
         if isinstance(m, Bye):
+            if m.paused:
+                # The host stops for now and resumes the table: our seat is kept, and we
+                # come back when it is back (however long that takes).
+                self.paused = m.reason or "the host paused; it will resume"
+                self._notify()
+                raise ConnectionClosed(f"the host paused: {m.reason}")
             raise ConnectionClosed(f"the host said goodbye: {m.reason}")
         seq = getattr(m, "seq", None)
         if isinstance(m, Snapshot):
