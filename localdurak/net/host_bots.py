@@ -12,6 +12,7 @@ import logging
 import os
 import pickle
 import random
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -46,7 +47,7 @@ class BotSeat:
     ) -> None:
         self.level = level
         self.key = key if key is not None else EphemeralKey()
-        self.bot: Bot = make_bot(level, cast(Rng, rng))
+        self.bot: Bot = make_bot(level, cast(Rng, rng), clock=time.perf_counter)
         self.game: SeatGame | None = None
         self.next_id = 1
         self.pending: list[Signed] = []
