@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.procs import Proc, env_for, localdurak
+from tests.net.test_e2e import host, join, mid_game
 from tests.soak.common import check_record
-from tests.test_net_e2e import host, join, mid_game
+from tests.support.procs import Proc, env_for, localdurak
 
 
 @pytest.fixture
