@@ -64,19 +64,17 @@ from localdurak.net.transport import (
     keepalive,
     serve,
 )
-from localdurak.protocol.codec import (
-    MAX_FRAME,
+from localdurak.protocol.codec import MAX_FRAME, FrameDecoder, encode_frame
+from localdurak.protocol.connection import encoded_frame
+from localdurak.protocol.errors import (
     AuthFailed,
     BadMessage,
     Forbidden,
-    FrameDecoder,
-    ProtocolError,
+    RemoteProtocolError,
     Replayed,
     TableFull,
     Unavailable,
-    encode_frame,
 )
-from localdurak.protocol.connection import encoded_frame
 from localdurak.protocol.messages import (
     Ack,
     AddBot,
@@ -289,7 +287,7 @@ class Peer:
             return
         try:
             backlog = self.channel.write_now(batch) if batch else 0
-        except (ConnectionClosed, ProtocolError, OSError):
+        except (ConnectionClosed, RemoteProtocolError, OSError):
             return
         except Exception:  # a LocalProtocolError is our bug: log it, drop the peer
             log.exception("cannot send to %s", self.name)
@@ -555,7 +553,7 @@ class TableHost:
                 if self.trace:
                     self.bytes_in += len(encode_frame(message_to_wire(message)))
                 await self.inbox.put((peer, message))
-        except (ConnectionClosed, ProtocolError, TimeoutError) as e:
+        except (ConnectionClosed, RemoteProtocolError, TimeoutError) as e:
             log.info("seat %s (%s) left: %s", peer.seat, peer.name, e)
         finally:
             await self.inbox.put((peer, None))
@@ -664,7 +662,7 @@ class TableHost:
             seq = self._command(seat, peer, message)
         except _HeldBack:
             return  # answered when the challenge window closes (R-S5)
-        except ProtocolError as e:
+        except RemoteProtocolError as e:
             peer.push(Error.from_exception(e, re=command_id))
             if isinstance(e, HardErrors):
                 peer.hang_up()
@@ -864,7 +862,7 @@ class TableHost:
                 if event.seat == s:
                     bot.pending = [p for p in bot.pending if p.n != event.n]
                 out = bot.game.receive(event)
-        except ProtocolError:
+        except RemoteProtocolError:
             log.exception("bot at seat %d refused an event", s)
             return
         if out:
@@ -904,7 +902,7 @@ class TableHost:
                 continue
             try:
                 signed = sg.act(action)
-            except (ValueError, ProtocolError) as e:
+            except (ValueError, RemoteProtocolError) as e:
                 log.info("bot %d cannot play %s: %s", s, action, e)
                 continue
             self._bot_send(s, bot, [signed], self.o.bot_delay)
@@ -1050,7 +1048,7 @@ class TableHost:
             return False
         try:
             action = action_of(decode_body(cmd.body, seat))
-        except ProtocolError:
+        except RemoteProtocolError:
             return False  # refused on the spot, with its reason
         if action.do is Do.CHALLENGE or not closes_bout(g.game, action):
             return False
@@ -1071,7 +1069,7 @@ class TableHost:
         self._releasing = True
         try:
             seq = self._privacy(seat, cmd, peer)
-        except ProtocolError as e:
+        except RemoteProtocolError as e:
             if peer is not None:
                 peer.push(Error.from_exception(e, re=cmd.id))
             return
@@ -1087,7 +1085,7 @@ class TableHost:
             self._privacy(seat, cmd)
         except _HeldBack:
             pass  # released when the challenge window closes (R-S5)
-        except ProtocolError as e:
+        except RemoteProtocolError as e:
             log.info("bot %d refused: %s", seat, e)
             bot = self.seats[seat].bot
             if bot is not None:
@@ -1413,7 +1411,7 @@ def read_frames(path: Path) -> list[Message]:
     while True:
         try:
             frame = decoder.next_frame()
-        except ProtocolError:
+        except RemoteProtocolError:
             break
         if frame is None:
             break
