@@ -101,7 +101,7 @@ def play(
 
 
 def test_levels_and_make_bot() -> None:
-    assert BOT_LEVELS == ("random", "normal")
+    assert BOT_LEVELS == ("random", "normal", "strong")
     for level in BOT_LEVELS:
         bot = make_bot(level, random.Random(1))
         assert bot.name == level

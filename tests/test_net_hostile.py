@@ -513,8 +513,9 @@ async def test_a_player_who_stops_reading_is_dropped_not_buffered_for_ever(
     PEER_BACKLOG_MAX the host drops the connection (the player resumes once it reads again)
     instead of holding every later event for it in memory."""
     from localdurak.net import host as hostmod
+    from localdurak.net import peer as peermod
 
-    monkeypatch.setattr(hostmod, "PEER_BACKLOG_MAX", 1000)
+    monkeypatch.setattr(peermod, "PEER_BACKLOG_MAX", 1000)
     ok = _StubChannel(backlog=10)
     stuck = _StubChannel(backlog=5000)
     peers = [hostmod.Peer(ch, b"k", n) for ch, n in ((ok, "Ok"), (stuck, "Stuck"))]  # type: ignore[arg-type]

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from localdurak.cli.logs import setup_logging
-from localdurak.cli.options import add_rules_options, rules_from_args
+from localdurak.cli.options import add_rules_options, client_parent, rules_from_args
 from localdurak.datadir import data_dir
 from localdurak.game.bots import BOT_LEVELS
 from localdurak.game.rules import RulesError
@@ -35,6 +35,7 @@ from localdurak.net.transport import DEFAULT_PORT, PortInUse
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "host",
+        parents=[client_parent()],
         help="start a table on this laptop",
         description="Start a table, advertised on the local network.",
     )
@@ -65,8 +66,6 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--resume", type=Path, default=None, metavar="JOURNAL")
     p.add_argument("--player", default=None, metavar="NAME", help="your name at the table")
-    p.add_argument("--ascii", action="store_true", help="letters instead of suit symbols")
-    p.add_argument("--lang", help="language: en, ru (default: from LANG)")
     add_rules_options(p)
     p.set_defaults(func=run)
 
@@ -106,9 +105,9 @@ def run(args: argparse.Namespace) -> int:
     if args.resume is not None:
         if not args.headless and _hosted_by_a_person(args.resume):
             # The table's own player comes back to his seat, on his screen.
-            from localdurak.cli.cmd_play import setup_language
+            from localdurak.cli.cmd_play import has_terminal, setup_language
 
-            if not setup_language(args):
+            if not setup_language(args) or not has_terminal("host"):
                 return 2
             return asyncio.run(_resume_and_play(identity, args))
         try:
@@ -149,9 +148,9 @@ def run(args: argparse.Namespace) -> int:
             else 0.7,
         )
         if not args.headless:
-            from localdurak.cli.cmd_play import setup_language
+            from localdurak.cli.cmd_play import has_terminal, setup_language
 
-            if not setup_language(args):
+            if not setup_language(args) or not has_terminal("host"):
                 return 2
             options.own_seat = True
             return asyncio.run(_host_and_play(identity, options, args))

@@ -1,4 +1,4 @@
-"""``localdurak join [TABLE] [--address HOST:PORT] [--bot [--level random|normal]] [--name NAME]``
+"""``localdurak join [TABLE] [--address HOST:PORT] [--bot [--level L]] [--name NAME]``
 (cli.md): join a table found on the network (by part of its name) or by address.  Without
 ``--bot`` the person plays in the terminal client (with neither TABLE nor ``--address``: the
 lobby's list to pick from); with ``--bot`` a bot plays the seat and the
@@ -19,6 +19,7 @@ import sys
 from typing import Any
 
 from localdurak.cli.logs import setup_logging
+from localdurak.cli.options import client_parent
 from localdurak.game.bots import BOT_LEVELS
 from localdurak.net.client import Address, ClientSession, play_as_bot
 from localdurak.net.discovery import DiscoveryUnavailable, TableBrowser
@@ -29,6 +30,7 @@ from localdurak.protocol.errors import BadPin, RemoteProtocolError
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "join",
+        parents=[client_parent()],
         help="join a table on the network",
         description="Join a table by (part of) its name, or by address.",
     )
@@ -41,8 +43,6 @@ def register(subparsers: Any) -> None:
     p.add_argument("--pin", default=None, metavar="CODE")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds to look for the table")
     p.add_argument("--delay", type=float, default=0.0, help="seconds the bot thinks per move")
-    p.add_argument("--ascii", action="store_true", help="letters instead of suit symbols")
-    p.add_argument("--lang", help="language: en, ru (default: from LANG)")
     p.set_defaults(func=run)
 
 
@@ -84,9 +84,11 @@ async def find(table: str | None, timeout: float) -> Address:
 def run(args: argparse.Namespace) -> int:
     setup_logging()
     if not args.bot:
-        from localdurak.cli.cmd_play import setup_language
+        from localdurak.cli.cmd_play import has_terminal, setup_language
 
         if not setup_language(args):
+            return 2
+        if not has_terminal("join"):
             return 2
         if args.table is None and args.address is None:
             # cli.md: with no TABLE, pick from the list: the lobby's live list of tables.

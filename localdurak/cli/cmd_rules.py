@@ -8,12 +8,18 @@ import textwrap
 from typing import Any
 
 from localdurak.cli.i18n import _
+from localdurak.cli.options import client_parent
 from localdurak.cli.words import glossary
 from localdurak.game.rules import Variant
 
 
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser("rules", help="the rules of the game", description="Print the rules.")
+    p = subparsers.add_parser(
+        "rules",
+        parents=[client_parent()],
+        help="the rules of the game",
+        description="Print the rules.",
+    )
     p.add_argument(
         "variant",
         nargs="?",
@@ -21,7 +27,6 @@ def register(subparsers: Any) -> None:
         default=None,
         help="one variant (default: all)",
     )
-    p.add_argument("--lang", help="language: en, ru (default: from LANG)")
     p.set_defaults(func=run)
 
 

@@ -8,12 +8,14 @@ import json
 import sys
 from typing import Any
 
+from localdurak.cli.options import client_parent
 from localdurak.net.discovery import DiscoveryUnavailable, TableInfo, browse
 
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "tables",
+        parents=[client_parent()],
         help="list the tables on the local network",
         description="Look for Local Durak tables on the local network (mDNS) and list them.",
     )

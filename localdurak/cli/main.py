@@ -12,6 +12,8 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 
+from localdurak.cli.options import add_top_options
+
 # Modules that provide subcommands, in the order `--help` lists them.
 COMMAND_MODULES: tuple[str, ...] = (
     "host",
@@ -30,6 +32,7 @@ def build_parser(only: Sequence[str] | None = None) -> argparse.ArgumentParser:
         prog="localdurak",
         description="Durak for friends on a local network.",
     )
+    add_top_options(parser)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES if only is None else only:
         module = importlib.import_module(f"localdurak.cli.cmd_{name}")
@@ -42,20 +45,35 @@ def _only(argv: Sequence[str]) -> list[str] | None:
     screen must come in under a second, issue 5; `--help` and mistakes get every module)."""
     if any(a in ("-h", "--help") for a in argv):
         return None
-    words = [a for a in argv if not a.startswith("-")]
-    if not words:
-        return [] if not argv or all(a.startswith("--") for a in argv) else None
-    return [words[0]] if words[0] in COMMAND_MODULES and words[0] == argv[0] else None
+    i = 0
+    while i < len(argv) and argv[i].startswith("-"):  # the top options, before the command
+        if argv[i] in ("--lang", "--name"):
+            i += 2
+        elif argv[i] == "--ascii" or argv[i].startswith(("--lang=", "--name=")):
+            i += 1
+        else:
+            return None
+    if i >= len(argv):
+        return [] if i == len(argv) else None
+    return [argv[i]] if argv[i] in COMMAND_MODULES else None
+
+
+def _player_name(args: argparse.Namespace) -> None:
+    """``--name`` before the subcommand is the player's name: `host` calls it ``--player``
+    (its own ``--name`` is the table's), every other screen ``--name``."""
+    given = args.player_name
+    if args.command == "host":
+        if getattr(args, "player", None) is None:
+            args.player = given
+    elif getattr(args, "name", None) is None:
+        args.name = given
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(_only(args_list))
-    # The lobby's own options, for `localdurak` with no subcommand.
-    parser.add_argument("--name", help="your name at the table (remembered)")
-    parser.add_argument("--ascii", action="store_true", help="letters instead of suit symbols")
-    parser.add_argument("--lang", help="language: en, ru (default: from LANG)")
     args = parser.parse_args(args_list)
+    _player_name(args)
     func: Callable[[argparse.Namespace], int] | None = getattr(args, "func", None)
     if func is None:
         from localdurak.cli.cmd_lobby import run_lobby

@@ -17,6 +17,31 @@ from localdurak.game.rules import (
 )
 
 
+def client_parent() -> argparse.ArgumentParser:
+    """The options every subcommand takes, before or after its name (``localdurak --lang ru
+    rules`` = ``localdurak rules --lang ru``): a parent parser whose options have no default,
+    so that the subcommand's parser never overwrites the value given before its name."""
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument(
+        "--lang", default=argparse.SUPPRESS, help="language: en, ru (default: from LANG)"
+    )
+    parent.add_argument(
+        "--ascii",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="letters instead of suit symbols and box lines",
+    )
+    return parent
+
+
+def add_top_options(parser: argparse.ArgumentParser) -> None:
+    """The same options on the top parser (the lobby's, and before any subcommand), with
+    their defaults; ``--name`` there is the player's name for every subcommand."""
+    parser.add_argument("--name", dest="player_name", help="your name at the table (remembered)")
+    parser.add_argument("--ascii", action="store_true", help="letters instead of suit symbols")
+    parser.add_argument("--lang", default=None, help="language: en, ru (default: from LANG)")
+
+
 def _choices(kind: Any) -> list[str]:
     return [v.value for v in kind]
 

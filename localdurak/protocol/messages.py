@@ -87,6 +87,7 @@ class SeatKind(StrEnum):
 class BotLevel(StrEnum):
     RANDOM = "random"
     NORMAL = "normal"
+    STRONG = "strong"
 
 
 class TableState(StrEnum):

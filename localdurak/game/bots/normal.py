@@ -1,139 +1,17 @@
-"""Bots (issue 4, part 7): players that read only their seat's `PlayerView`.
-
-Durak is not turn-based: a bot is asked whenever the table changes and answers with an action
-(from ``view.legal``, or a cheat or challenge in the cheating mode) or None when it has nothing
-to do now.  A bot never sees the `Game`, only the view, so it plays the same under card
-privacy (R-T4).  It keeps memory between calls: the cards it saw go to the discard pile, who
-played which card, which cards it judged illegal.  It should be asked after every change of
-the table; if it misses some, it counts what it missed as unknown.
-
-No randomness of its own (architecture.md: game/ takes its generator as a parameter): the
-caller passes an `Rng`, in practice a ``random.Random``.
-
-`play_game` runs a full-information `Game` between bots (tests, benchmarks, headless play);
-each bot still sees only `Game.view` of its seat.
-"""
+"""The `normal` level: a greedy heuristic with card counting and an exact endgame."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Final, Protocol, TypeVar
+from typing import Final
 
-from localdurak.game.actions import Action, Do, GameResult
+from localdurak.game.actions import Action, Do
+from localdurak.game.bots.base import WAIT, Rng, beats, hand_mask, table_mask
 from localdurak.game.cards import CARDS, Card, cards_of, deck_mask, lowest_rank
 from localdurak.game.endgame import LOSS, WIN, Solver
-from localdurak.game.engine import Game
 from localdurak.game.rules import ThrowInOrder, Tie, Variant
 from localdurak.game.view import PlayerView
-
-T = TypeVar("T")
-
-
-class Rng(Protocol):
-    """The part of ``random.Random`` a bot uses (positional parameters, so that
-    ``random.Random`` matches it as it is: its own names differ)."""
-
-    def random(self) -> float: ...
-
-    def randrange(self, stop: int, /) -> int: ...
-
-    def choice(self, seq: Sequence[T], /) -> T: ...
-
-
-class Bot(Protocol):
-    """A player.  ``choose`` is called whenever the table changes."""
-
-    name: str
-
-    def choose(self, view: PlayerView) -> Action | None:
-        """The bot's action now, or None when it has nothing to do (not its moment)."""
-        ...
-
-
-BOT_LEVELS: Final = ("random", "normal")
-
-
-# --- rules knowledge a player has (R-B5), computed from the view alone ----------------
-
-
-def beats(cover: int, attack: int, trump: int, japanese: bool) -> bool:
-    """R-B5: does ``cover`` beat ``attack``?  (Japanese: a spade only by a higher spade.)"""
-    cs, as_ = cover // 13, attack // 13
-    if cs == as_:
-        return cover > attack
-    return cs == trump and not (japanese and as_ == 0)
-
-
-def _mask(cards: Sequence[int]) -> int:
-    m = 0
-    for c in cards:
-        m |= 1 << c
-    return m
-
-
-def _table_mask(view: PlayerView) -> int:
-    m = 0
-    for a, c in view.table:
-        m |= 1 << a
-        if c is not None:
-            m |= 1 << c
-    return m
-
-
-# --- random ---------------------------------------------------------------------------
-
-
-class RandomBot:
-    """A uniformly random honest action.  It always acts when it may, so it never stalls a
-    game; it never challenges (a random challenge only gets it marked, R-S4)."""
-
-    name = "random"
-
-    def __init__(self, rng: Rng) -> None:
-        self.rng = rng
-
-    def choose(self, view: PlayerView) -> Action | None:
-        acts = [a for a in view.legal if a.do is not Do.CHALLENGE]
-        if not acts:
-            return None
-        return self.rng.choice(acts)
-
-
-class GreedyBot:
-    """The textbook baseline (not a level): lead and throw in the cheapest card it may,
-    cover with the cheapest card that beats, take when it cannot cover.  The benchmark
-    measures `normal` against it too, since `random` is too weak to tell strategies apart."""
-
-    name = "greedy"
-
-    def __init__(self, rng: Rng) -> None:
-        self.rng = rng
-
-    def choose(self, view: PlayerView) -> Action | None:
-        v = view
-        acts = [a for a in v.legal if a.do is not Do.CHALLENGE]
-        if not acts or v.seat is None:
-            return None
-        low = lowest_rank(v.rules.deck)
-
-        def val(c: int) -> int:
-            return c % 13 + 2 - low + (20 if c // 13 == v.trump else 0)
-
-        attacks = [a for a in acts if a.do is Do.ATTACK]
-        if attacks:
-            return min(attacks, key=lambda a: sum(val(c) for c in a.cards) - 10 * len(a.cards))
-        covers = [a for a in acts if a.do is Do.COVER]
-        if v.seat == v.defender and v.uncovered and v.phase != "taking":
-            for u in sorted(v.uncovered, key=lambda c: -val(c)):
-                if not any(x.on == u for x in covers):
-                    return Action.take(v.seat)
-            return min(covers, key=lambda x: val(x.card or 0))
-        for x in acts:
-            if x.do is Do.PASS:
-                return x
-        return None
-
 
 # --- normal ---------------------------------------------------------------------------
 
@@ -223,10 +101,10 @@ class NormalBot:
         m = self.mem
         if v.stock_count > m.stock or v.discard_count < m.discard_count or v.bout < m.bout:
             m = self.mem = _Memory()  # a new game
-        table = _table_mask(v)
+        table = table_mask(v)
         counts = tuple(s.count for s in v.others)
-        known = tuple(_mask(s.known) for s in v.others)
-        hand = _mask(v.hand)
+        known = tuple(hand_mask(s.known) for s in v.others)
+        hand = hand_mask(v.hand)
         if v.discard_count > m.discard_count:
             # A bout ended in a defence: the cards the bot saw (on the table, in its hand, known
             # in a hand) that are nowhere now went to the discard pile — its own last cover
@@ -320,10 +198,10 @@ class NormalBot:
 
     def _unknown_pool(self, v: PlayerView) -> int:
         """Cards the bot cannot place: in the other hands' unknown parts or the stock."""
-        pool = self._deck & ~_mask(v.hand) & ~_table_mask(v) & ~self.mem.discarded
+        pool = self._deck & ~hand_mask(v.hand) & ~table_mask(v) & ~self.mem.discarded
         for s, sv in enumerate(v.others):
             if s != v.seat:
-                pool &= ~_mask(sv.known)
+                pool &= ~hand_mask(sv.known)
         if v.trump_card is not None and v.stock_count:
             pool &= ~(1 << v.trump_card)
         return pool
@@ -348,12 +226,12 @@ class NormalBot:
             return self._pick(v, self._duren(v))
         solved = self._solve(v)
         if solved is not None and self.mem.solved == WIN:
-            return None if solved is _WAIT else solved  # a forced win ends the game
+            return None if solved is WAIT else solved  # a forced win ends the game
         stuck = self._unstick(v)
         if stuck is not None:
             return stuck
         if solved is not None:
-            return None if solved is _WAIT else solved
+            return None if solved is WAIT else solved
         if seat == v.defender:
             return self._defend(v)
         if not v.table:
@@ -407,7 +285,7 @@ class NormalBot:
         the endgame a card the defender cannot beat if there is one."""
         assert v.seat is not None
         cards = [a.cards[0] for a in v.legal if a.do is Do.ATTACK]
-        hand = _mask(v.hand)
+        hand = hand_mask(v.hand)
         endgame = v.stock_count == 0
         best: tuple[float, Card] | None = None
         d = v.defender
@@ -631,20 +509,20 @@ class NormalBot:
         pool = self._unknown_pool(v)
         if pool.bit_count() != ov.count - len(ov.known):
             return None  # some card is not placed
-        mine = _mask(v.hand)
-        theirs = _mask(ov.known) | pool
-        unc = _mask(v.uncovered)
-        table = _table_mask(v)
+        mine = hand_mask(v.hand)
+        theirs = hand_mask(ov.known) | pool
+        unc = hand_mask(v.uncovered)
+        table = table_mask(v)
         taking = v.phase == "taking"
         attacker = seat == v.attacker
         if unc and not taking:
             if attacker:
-                return _WAIT  # the defender answers first
+                return WAIT  # the defender answers first
             mover_attacks = False
         elif attacker:
             mover_attacks = True
         else:
-            return _WAIT
+            return WAIT
         if self.mem.solver is None:
             self.mem.solver = Solver(
                 trump=v.trump,
@@ -678,7 +556,7 @@ class NormalBot:
         """The cards ``seat`` may hold: his known cards, plus the unknown pool if he holds
         more than those."""
         sv = v.others[seat]
-        known = _mask(sv.known)
+        known = hand_mask(sv.known)
         if sv.count > len(sv.known):
             known |= self._unknown_pool(v)
         return known
@@ -726,75 +604,3 @@ class NormalBot:
                 if cheap:
                     return Action.cover(v.seat, min(cheap), a)
         return Action.take(v.seat)
-
-
-def make_bot(level: str, rng: Rng) -> Bot:
-    """A bot of ``level`` ("random" or "normal") drawing its chances from ``rng``."""
-    if level == "random":
-        return RandomBot(rng)
-    if level == "normal":
-        return NormalBot(rng)
-    raise ValueError(f"unknown bot level {level!r}: choose one of {', '.join(BOT_LEVELS)}")
-
-
-# --- running a game between bots ------------------------------------------------------
-
-
-_WAIT: Final = Action(-1, Do.PASS)
-"""The solver's answer "not my moment" (distinct from None, "no answer")."""
-
-
-class BotStall(ValueError):
-    """No bot would act although the game is not over: a bot bug."""
-
-
-def play_game(
-    game: Game,
-    bots: Sequence[Bot],
-    rng: Rng,
-    *,
-    max_actions: int = 20_000,
-    on_action: Callable[[Action], None] | None = None,
-) -> GameResult:
-    """Play ``game`` to its end between ``bots`` (one per seat), as a host would.
-
-    After every change each seat still in the game is asked with its own view; the answers
-    race, like messages reaching a host: a challenge goes first (the host holds the closing
-    action for the challenge window, R-S5), otherwise one answer at random is applied.
-    """
-    if len(bots) != game.seats:
-        raise ValueError(f"{game.seats} seats need {game.seats} bots, not {len(bots)}")
-    for _ in range(max_actions):
-        if game.result is not None:
-            return game.result
-        answers: list[Action] = []
-        for s, bot in enumerate(bots):
-            if s in game.out:
-                continue
-            a = bot.choose(game.view(s))
-            if a is not None:
-                if a.seat != s:
-                    raise ValueError(f"bot {bot.name} at seat {s} acted for seat {a.seat}")
-                answers.append(a)
-        if not answers:
-            raise BotStall(f"no bot acts; table {game.table}, attacker {game.attacker}")
-        challenges = [a for a in answers if a.do is Do.CHALLENGE]
-        pick = rng.choice(challenges or answers)
-        game.apply(pick)
-        if on_action is not None:
-            on_action(pick)
-    raise BotStall(f"the game did not end within {max_actions} actions")
-
-
-__all__ = [
-    "BOT_LEVELS",
-    "Bot",
-    "BotStall",
-    "GreedyBot",
-    "NormalBot",
-    "RandomBot",
-    "Rng",
-    "beats",
-    "make_bot",
-    "play_game",
-]
