@@ -40,7 +40,7 @@ from localdurak.game.cards import Card, lowest_rank
 from localdurak.game.rules import ThrowInOrder
 from localdurak.game.view import PlayerView
 from localdurak.net.api import ActionRefused, AuditStatus, ConnectionState, TableSession
-from localdurak.protocol.codec import ProtocolError
+from localdurak.protocol.errors import RemoteProtocolError
 
 if TYPE_CHECKING:
     from localdurak.cli.lobby import Lobby
@@ -567,7 +567,7 @@ class DurakApp:
     async def _owner(self, command: Callable[[Any], Awaitable[None]]) -> None:
         try:
             await command(self.session)
-        except (ProtocolError, ConnectionError) as e:
+        except (RemoteProtocolError, ConnectionError) as e:
             reason = str(e)
             self.show_message(reason[:1].upper() + reason[1:])
 

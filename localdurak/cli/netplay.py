@@ -20,7 +20,7 @@ from localdurak.net.client import Address, ClientSession
 from localdurak.net.discovery import lan_addresses
 from localdurak.net.host import HostOptions, TableHost, resume_table
 from localdurak.net.identity import Identity, pairing_code
-from localdurak.protocol.codec import ProtocolError
+from localdurak.protocol.errors import RemoteProtocolError
 
 
 @dataclass
@@ -105,7 +105,7 @@ async def join(session: ClientSession) -> str:
     """Connect ``session`` and say ready; "" when seated, else the reason it failed."""
     try:
         await join_table(session)
-    except (ProtocolError, ConnectionError, OSError, TimeoutError) as e:
+    except (RemoteProtocolError, ConnectionError, OSError, TimeoutError) as e:
         return str(e) or type(e).__name__
     return ""
 

@@ -56,11 +56,12 @@ from localdurak.net.transport import (
     keepalive,
     parse_address,
 )
-from localdurak.protocol.codec import (
+from localdurak.protocol.errors import (
     AuthFailed,
     BadPin,
     IllegalMove,
     ProtocolError,
+    RemoteProtocolError,
     Replayed,
     TableFull,
     TooManyAttempts,
@@ -312,7 +313,7 @@ class ClientSession:
             await self.act(action)
         except IllegalAction as e:
             raise ActionRefused(e.reason, e.rule) from None
-        except ProtocolError as e:
+        except RemoteProtocolError as e:
             raise ActionRefused(e.message, e.rule or "") from None
         except (ConnectionError, OSError) as e:
             raise ActionRefused(f"the table cannot be reached: {e}") from None
@@ -471,7 +472,7 @@ class ClientSession:
                             self._ahead = self.game.unverified_waiting()
                         if self.closed:
                             return
-                except (ConnectionClosed, ProtocolError, OSError) as e:
+                except (ConnectionClosed, RemoteProtocolError, OSError) as e:
                     if isinstance(e, FATAL):
                         self._finish(f"the host refused: {e}")
                         return
@@ -519,7 +520,7 @@ class ClientSession:
             except FATAL as e:
                 self._finish(f"the host refused: {e}")
                 raise SessionClosed(str(e)) from None
-            except (ConnectionClosed, ProtocolError, OSError) as e:
+            except (ConnectionClosed, RemoteProtocolError, OSError) as e:
                 log.info("reconnect attempt %d failed: %s", attempt, e)
         self._finish("the table could not be reached again")
         raise SessionClosed(self.closed_reason or "")
@@ -929,7 +930,7 @@ async def play_as_bot(
                     try:
                         await session.act(action)
                         acted = True
-                    except (ProtocolError, ValueError) as e:
+                    except (RemoteProtocolError, ValueError) as e:
                         log.info("the bot's %s was refused: %s", action, e)
                     except ConnectionError:
                         pass

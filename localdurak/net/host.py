@@ -71,17 +71,17 @@ from localdurak.net.transport import (
     keepalive,
     serve,
 )
-from localdurak.protocol.codec import (
+from localdurak.protocol.codec import encode_frame
+from localdurak.protocol.connection import encoded_frame
+from localdurak.protocol.errors import (
     AuthFailed,
     BadMessage,
     Forbidden,
-    ProtocolError,
+    RemoteProtocolError,
     Replayed,
     TableFull,
     Unavailable,
-    encode_frame,
 )
-from localdurak.protocol.connection import encoded_frame
 from localdurak.protocol.messages import (
     Ack,
     AddBot,
@@ -575,7 +575,7 @@ class TableHost:
                 if self.trace:
                     self.bytes_in += len(encode_frame(message_to_wire(message)))
                 await self.inbox.put(Received(peer, message))
-        except (ConnectionClosed, ProtocolError, TimeoutError) as e:
+        except (ConnectionClosed, RemoteProtocolError, TimeoutError) as e:
             log.info("seat %s (%s) left: %s", peer.seat, peer.name, e)
         finally:
             await self.inbox.put(Left(peer))
@@ -690,7 +690,7 @@ class TableHost:
             seq = self._command(seat, peer, message)
         except _HeldBack:
             return  # answered when the challenge window closes (R-S5)
-        except ProtocolError as e:
+        except RemoteProtocolError as e:
             peer.push(Error.from_exception(e, re=command_id))
             if isinstance(e, HardErrors):
                 peer.hang_up()
@@ -959,7 +959,7 @@ class TableHost:
             return False
         try:
             action = action_of(decode_body(cmd.body, seat))
-        except ProtocolError:
+        except RemoteProtocolError:
             return False  # refused on the spot, with its reason
         if action.do is Do.CHALLENGE or not closes_bout(g.game, action):
             return False
@@ -977,7 +977,7 @@ class TableHost:
         self._releasing = True
         try:
             seq = self._privacy(seat, cmd, peer)
-        except ProtocolError as e:
+        except RemoteProtocolError as e:
             if peer is not None:
                 peer.push(Error.from_exception(e, re=cmd.id))
             return
@@ -993,7 +993,7 @@ class TableHost:
             self._privacy(seat, cmd)
         except _HeldBack:
             pass  # released when the challenge window closes (R-S5)
-        except ProtocolError as e:
+        except RemoteProtocolError as e:
             log.info("bot %d refused: %s", seat, e)
             bot = self.seats[seat].bot
             if bot is not None:

@@ -30,16 +30,14 @@ from typing import Any, ClassVar, Final
 
 from localdurak.game.actions import Action, ActionFormatError, GameResult
 from localdurak.game.rules import Rules, RulesError
-from localdurak.protocol.codec import (
-    MAX_FRAME,
+from localdurak.protocol.codec import MAX_FRAME, check_plain, encode_frame
+from localdurak.protocol.errors import (
     BadFrame,
     BadMessage,
     ErrorCode,
     ProtocolError,
     VersionTooNew,
     VersionTooOld,
-    check_plain,
-    encode_frame,
     error_for_code,
 )
 
