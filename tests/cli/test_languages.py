@@ -22,8 +22,8 @@ from localdurak.cli.i18n import _, ngettext
 from localdurak.cli.lobby import Lobby, NoTables
 from localdurak.cli.words import status_text
 from localdurak.net.api import TableSession
-from tests.cli_helpers import FixedOutput, check_golden, rendered
-from tests.test_cli_app import defending_state, finished_state
+from tests.cli.test_app import defending_state, finished_state
+from tests.support.cli_helpers import FixedOutput, check_golden, rendered
 
 ROOT = Path(__file__).parent.parent.parent
 CLI = ROOT / "localdurak" / "cli"
