@@ -445,7 +445,7 @@ def test_help_follows_the_system_locale(
 def test_localdurak_rules_in_the_language(code: str, tmp_path: Path) -> None:
     """A real run of `localdurak --lang X rules`: every paragraph in X, lines that fit 80
     columns, the glossary, the cheating mode explained."""
-    from tests.procs import env_for, localdurak
+    from tests.support.procs import env_for, localdurak
 
     done = subprocess.run(
         localdurak("--lang", code, "rules"),
