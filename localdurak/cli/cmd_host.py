@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import json
 import os
+import shlex
 import signal
 import sys
 from pathlib import Path
@@ -31,6 +32,17 @@ from localdurak.game.rules import RulesError
 from localdurak.net.host import HostOptions, TableHost, resume_table
 from localdurak.net.identity import IdentityError, load_or_create
 from localdurak.net.transport import DEFAULT_PORT, PortInUse
+
+
+def port_number(text: str) -> int:
+    """A TCP port, 0..65535 (0: any free port); anything else is a usage error (exit 2)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0..65535, not {port}")
+    return port
 
 
 def register(subparsers: Any) -> None:
@@ -56,7 +68,7 @@ def register(subparsers: Any) -> None:
         ),
     )
     p.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, metavar="P", help=_("0: any free port")
+        "--port", type=port_number, default=DEFAULT_PORT, metavar="P", help=_("0: any free port")
     )
     p.add_argument("--pin", default=None, metavar="CODE", help=_("a PIN new players must give"))
     p.add_argument("--no-advertise", action="store_true", help=_("do not announce on mDNS"))
@@ -228,22 +240,43 @@ async def _play_hosted(hosting: Any, session: Any, ascii_only: bool) -> int:
         return await DurakApp(session=session, hosting=hosting, ascii_only=ascii_only).run_async()
     finally:
         await session.close()
-        await hosting.close("the host left")
+        _said_paused(await hosting.stop("the host left"))
+
+
+def _said_paused(journal: Path | None) -> None:
+    """The exact command that carries a paused table on (nothing when it closed)."""
+    if journal is not None:
+        print(
+            "localdurak host: paused; carry the table on with:\n"
+            f"  localdurak host --resume {shlex.quote(str(journal))}",
+            file=sys.stderr,
+        )
 
 
 async def _serve(host: TableHost) -> int:
+    """Serve the table; SIGINT or SIGTERM pauses it (issue 15: stopping is pausing) — what a
+    resume needs is on disk, every client is told and keeps its seat — and prints the
+    command that carries it on; a table with nothing to resume closes."""
     loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(sig, lambda: loop.create_task(host.close("the host stopped")))
+            loop.add_signal_handler(sig, stop.set)
     try:
         await host.start()
-    except PortInUse as e:
+    except (PortInUse, OSError) as e:
         print(f"localdurak host: {e}", file=sys.stderr)
+        await host.close()
         return 1
+    running = asyncio.create_task(host.run())
+    stopping = asyncio.create_task(stop.wait())
     try:
-        await host.run()
+        await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        if stop.is_set() and not running.done():
+            _said_paused(await host.stop("the host stopped"))
+        await running
     finally:
+        stopping.cancel()
         _flush_timing()
         sys.stdout.flush()
     return 0

@@ -25,7 +25,7 @@ from localdurak.game.bots import BOT_LEVELS
 from localdurak.net.client import Address, ClientSession, play_as_bot
 from localdurak.net.discovery import DiscoveryUnavailable, TableBrowser
 from localdurak.net.identity import IdentityError, load_or_create
-from localdurak.protocol.codec import BadPin, ProtocolError
+from localdurak.protocol.errors import BadPin, RemoteProtocolError
 
 
 def register(subparsers: Any) -> None:
@@ -150,7 +150,7 @@ async def _play_person(session: ClientSession, ascii_only: bool = False) -> int:
             print(f"localdurak join: {e}", file=sys.stderr)
             pin = await asyncio.to_thread(getpass.getpass, "PIN: ")
             session = ClientSession(session.identity, session.name, session.address, pin=pin)
-        except (ProtocolError, ConnectionError, OSError, TimeoutError) as e:
+        except (RemoteProtocolError, ConnectionError, OSError, TimeoutError) as e:
             print(f"localdurak join: {e or type(e).__name__}", file=sys.stderr)
             return 1
     try:
@@ -168,7 +168,7 @@ async def _play(identity: Any, name: str, address: Address, args: argparse.Names
         session.trace = _print_late
     try:
         await session.start()
-    except (ProtocolError, ConnectionError, OSError) as e:
+    except (RemoteProtocolError, ConnectionError, OSError) as e:
         print(f"localdurak join: {e}", file=sys.stderr)
         return 1
     _print(
@@ -177,7 +177,7 @@ async def _play(identity: Any, name: str, address: Address, args: argparse.Names
     bot = asyncio.create_task(play_as_bot(session, args.level, delay=args.delay, on_event=_print))
     try:
         await session.run_until_closed()
-    except (ProtocolError, ConnectionError) as e:
+    except (RemoteProtocolError, ConnectionError) as e:
         print(f"localdurak join: {e}", file=sys.stderr)
         return 1
     finally:

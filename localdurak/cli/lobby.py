@@ -451,7 +451,7 @@ class Lobby:
             from localdurak.cli.netplay import join_table
             from localdurak.net.client import ClientSession
             from localdurak.net.identity import IdentityError, load_or_create
-            from localdurak.protocol.codec import BadPin, ProtocolError
+            from localdurak.protocol.errors import BadPin, RemoteProtocolError
 
             try:
                 try:
@@ -465,7 +465,7 @@ class Lobby:
                 except BadPin:
                     self.ask_pin(address, label, _("Wrong PIN: try again.") if pin else "")
                     return
-                except (ProtocolError, ConnectionError, OSError, TimeoutError) as e:
+                except (RemoteProtocolError, ConnectionError, OSError, TimeoutError) as e:
                     reason = str(e) or type(e).__name__
                     self._say(_("Cannot join {name}: {reason}").format(name=label, reason=reason))
                     return

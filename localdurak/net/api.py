@@ -40,6 +40,9 @@ class ConnectionState(StrEnum):
     """An offline game on this laptop: always there."""
     CONNECTED = "connected"
     RECONNECTING = "reconnecting"
+    PAUSED = "paused"
+    """The host paused the table (it stopped and will resume): the seat is kept and the
+    client reconnects by itself when the host is back."""
     CLOSED = "closed"
     """The table is gone (left, or the host closed it)."""
 

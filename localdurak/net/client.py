@@ -56,11 +56,12 @@ from localdurak.net.transport import (
     keepalive,
     parse_address,
 )
-from localdurak.protocol.codec import (
+from localdurak.protocol.errors import (
     AuthFailed,
     BadPin,
     IllegalMove,
     ProtocolError,
+    RemoteProtocolError,
     Replayed,
     TableFull,
     TooManyAttempts,
@@ -219,6 +220,9 @@ class ClientSession:
         self._file: Any = None
         self._save_timer: asyncio.TimerHandle | None = None
         self.reconnects = 0
+        self.paused: str | None = None
+        """What the host said when it paused the table (`Bye.paused`), until it is back: the
+        session keeps its seat and keeps trying to reconnect meanwhile."""
         self.errors: list[Error] = []
         """Every refusal the host sent (for a screen, and for tests)."""
         self._events: list[TableEvent] = []
@@ -277,7 +281,7 @@ class ClientSession:
         if self.closed:
             return ConnectionState.CLOSED
         if self.channel is None or self.channel.closed:
-            return ConnectionState.RECONNECTING
+            return ConnectionState.RECONNECTING if self.paused is None else ConnectionState.PAUSED
         return ConnectionState.CONNECTED
 
     @property
@@ -309,7 +313,7 @@ class ClientSession:
             await self.act(action)
         except IllegalAction as e:
             raise ActionRefused(e.reason, e.rule) from None
-        except ProtocolError as e:
+        except RemoteProtocolError as e:
             raise ActionRefused(e.message, e.rule or "") from None
         except (ConnectionError, OSError) as e:
             raise ActionRefused(f"the table cannot be reached: {e}") from None
@@ -468,7 +472,7 @@ class ClientSession:
                             self._ahead = self.game.unverified_waiting()
                         if self.closed:
                             return
-                except (ConnectionClosed, ProtocolError, OSError) as e:
+                except (ConnectionClosed, RemoteProtocolError, OSError) as e:
                     if isinstance(e, FATAL):
                         self._finish(f"the host refused: {e}")
                         return
@@ -503,19 +507,20 @@ class ClientSession:
         loop = asyncio.get_running_loop()
         give_up = loop.time() + self.hold
         attempt = 0
-        while loop.time() < give_up:
+        while loop.time() < give_up or self.paused is not None:
             delay = BACKOFF[min(attempt, len(BACKOFF) - 1)] * (0.8 + 0.4 * random.random())
             await asyncio.sleep(delay)
             attempt += 1
             try:
                 await self._connect()
                 self.reconnects += 1
+                self.paused = None
                 self._notify()
                 return
             except FATAL as e:
                 self._finish(f"the host refused: {e}")
                 raise SessionClosed(str(e)) from None
-            except (ConnectionClosed, ProtocolError, OSError) as e:
+            except (ConnectionClosed, RemoteProtocolError, OSError) as e:
                 log.info("reconnect attempt %d failed: %s", attempt, e)
         self._finish("the table could not be reached again")
         raise SessionClosed(self.closed_reason or "")
@@ -613,6 +618,12 @@ class ClientSession:
         if isinstance(m, Ack):
             return
         if isinstance(m, Bye):
+            if m.paused:
+                # The host stops for now and resumes the table: our seat is kept, and we
+                # come back when it is back (however long that takes).
+                self.paused = m.reason or "the host paused; it will resume"
+                self._notify()
+                raise ConnectionClosed(f"the host paused: {m.reason}")
             raise ConnectionClosed(f"the host said goodbye: {m.reason}")
         seq = getattr(m, "seq", None)
         if isinstance(m, Snapshot):
@@ -919,7 +930,7 @@ async def play_as_bot(
                     try:
                         await session.act(action)
                         acted = True
-                    except (ProtocolError, ValueError) as e:
+                    except (RemoteProtocolError, ValueError) as e:
                         log.info("the bot's %s was refused: %s", action, e)
                     except ConnectionError:
                         pass

@@ -40,8 +40,15 @@ from localdurak.game.engine import Game
 from localdurak.game.rules import Rules, Variant
 from localdurak.game.view import PlayerView
 from localdurak.net.identity import action_payload, public_key_bytes, verify_action
-from localdurak.protocol.codec import AuthFailed, BadMessage, IllegalMove, NotYourTurn, Replayed
-from localdurak.protocol.errors import LocalProtocolError, RemoteProtocolError
+from localdurak.protocol.errors import (
+    AuthFailed,
+    BadMessage,
+    IllegalMove,
+    LocalProtocolError,
+    NotYourTurn,
+    RemoteProtocolError,
+    Replayed,
+)
 from localdurak.protocol.messages import GameStarted, Privacy, PrivacyEvent
 from localdurak.protocol.privacy.events import CardTurned, FirstAttacker, HandDealt, KeysRevealed
 from localdurak.protocol.privacy.messages import (
@@ -430,7 +437,7 @@ class SeatGame:
                 # Signed by event.seat's identity key, checked above (our own need no check).
                 out += self.player.receive(m, signed=True, adopt=adopt, defer=defer)
         except RemoteProtocolError as e:
-            raise IllegalMove(f"card privacy: {e}") from None
+            raise IllegalMove(f"card privacy: {e}", seat=e.seat) from None
         if action is not None:
             assert g is not None
             before, taking, defender = g.bout_number, g.phase == "taking", g.defender
@@ -476,7 +483,7 @@ class SeatGame:
                     return False
                 t.verify_stage(*item)
         except RemoteProtocolError as e:
-            raise IllegalMove(f"card privacy: {e}") from None
+            raise IllegalMove(f"card privacy: {e}", seat=e.seat) from None
         return self.unverified_waiting()
 
     @property
@@ -507,7 +514,7 @@ class SeatGame:
                     self.revealed = True
                     out.append(self.player.reveal())
         except RemoteProtocolError as e:
-            raise IllegalMove(f"card privacy: {e}") from None
+            raise IllegalMove(f"card privacy: {e}", seat=e.seat) from None
         self._drain()
         return self._send(out)
 
@@ -719,7 +726,7 @@ class HostGame:
                     trial.receive(seat, m)
             except RemoteProtocolError as e:
                 self.privacy.refused.extend(trial.refused[len(self.privacy.refused) :])
-                raise IllegalMove(f"card privacy refused it: {e}") from None
+                raise IllegalMove(f"card privacy refused it: {e}", seat=e.seat) from None
         out: list[tuple[int, PMessage]] = []
         try:
             for m in msgs:
@@ -730,7 +737,7 @@ class HostGame:
                 out += self.privacy.receive(seat, m)
                 self.accepted_log.append(m)
         except RemoteProtocolError as e:
-            raise IllegalMove(f"card privacy refused it: {e}") from None
+            raise IllegalMove(f"card privacy refused it: {e}", seat=e.seat) from None
         self.received[(seat, cmd.n)] = cmd.sig
         for m in msgs:
             self._waiting[id(m)] = (seat, cmd)

@@ -30,16 +30,14 @@ from typing import Any, ClassVar, Final
 
 from localdurak.game.actions import Action, ActionFormatError, GameResult
 from localdurak.game.rules import Rules, RulesError
-from localdurak.protocol.codec import (
-    MAX_FRAME,
+from localdurak.protocol.codec import MAX_FRAME, check_plain, encode_frame
+from localdurak.protocol.errors import (
     BadFrame,
     BadMessage,
     ErrorCode,
     ProtocolError,
     VersionTooNew,
     VersionTooOld,
-    check_plain,
-    encode_frame,
     error_for_code,
 )
 
@@ -487,12 +485,15 @@ class Pong(Message):
 
 @dataclass(frozen=True, slots=True)
 class Bye(Message):
-    """The sender is closing the connection on purpose (the seat is given up)."""
+    """The sender is closing the connection on purpose (the seat is given up).  From the
+    host, ``paused``: the host stops for now and will resume the table (``localdurak host
+    --resume``); the seats are kept and the clients reconnect when it is back."""
 
     TYPE = "bye"
     BEFORE_AUTH = True
-    SCHEMA = schema({"reason": Str(200)})
+    SCHEMA = schema({"reason": Str(200), "paused": Bool()})
     reason: str = ""
+    paused: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ import pytest
 from localdurak.game.actions import Action
 from localdurak.game.cards import Card
 from localdurak.net import identity as idm
-from localdurak.protocol.codec import AuthFailed
+from localdurak.protocol.errors import AuthFailed
 
 GAME = b"\x01" * 16
 

@@ -12,11 +12,10 @@ from localdurak.game.actions import Action, GameResult
 from localdurak.game.cards import Card
 from localdurak.game.rules import Rules
 from localdurak.protocol import messages as m
-from localdurak.protocol.codec import (
-    MAX_FRAME,
+from localdurak.protocol.codec import MAX_FRAME, FrameDecoder
+from localdurak.protocol.errors import (
     BadMessage,
     ErrorCode,
-    FrameDecoder,
     IllegalMove,
     ProtocolError,
     VersionTooNew,
