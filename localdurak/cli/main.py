@@ -1,4 +1,4 @@
-"""The `localdurak` command line (../shared/spec/cli.md).
+"""The `localdurak` command line (docs/cli.md).
 
 Each subcommand lives in its own module `localdurak.cli.cmd_<name>` with two functions:
 ``register(subparsers)`` adds its parser and sets ``func``; ``func(args) -> int`` runs it.

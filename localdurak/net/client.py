@@ -15,7 +15,7 @@ When the connection drops it reconnects by itself with backoff and sends ``resum
 last event it saw; the host replays what it missed.  Its state (the seat's game with its
 privacy key, the last event, the steps not yet relayed) is saved in the user's data
 directory before anything is sent, so a client that is killed and started again carries on
-where it was (card-privacy.md "When a player drops out").
+where it was (privacy.md "When a player drops out").
 """
 
 from __future__ import annotations

@@ -634,7 +634,7 @@ class Act(Message):
 
 @dataclass(frozen=True, slots=True)
 class Privacy(Message):
-    """One card-privacy step (card-privacy.md), signed like `Act`.  ``step`` names it (e.g.
+    """One card-privacy step (privacy.md), signed like `Act`.  ``step`` names it (e.g.
     ``"commit"``, ``"shuffle"``, ``"strip"``, ``"open"``, ``"reveal"``); ``body`` is checked by
     the privacy protocol, here only for being plain msgpack."""
 
@@ -835,7 +835,7 @@ class Closing(Message):
 @dataclass(frozen=True, slots=True)
 class Presence(Message):
     """A seat's player dropped or came back; ``hold`` is how many seconds the host keeps the
-    seat before the player forfeits (card-privacy.md "When a player drops out")."""
+    seat before the player forfeits (privacy.md "When a player drops out")."""
 
     TYPE = "presence"
     SENDER = Role.HOST
