@@ -17,7 +17,8 @@ messages, and the action itself (records.md form, with ``seat``) is bound into e
 The end of a bout needs no message: every party derives the refill from its own engine
 (R-B12, ``Game.refill_schedule()``) at the same point of the log.
 
-A `SeatGame` pickles (without its signing key, `SeatGame.freeze` / `thaw`): a client keeps
+A `SeatGame` freezes to a msgpack snapshot (`protocol.snapshot`: no pickle, no code; without
+its signing key, `SeatGame.freeze` / `thaw`): a client keeps
 it on disk after every event, so a restarted client carries on with the same privacy key
 (privacy.md "When a player drops out").  Never rebuild a seat by replaying with a seeded
 random source: proof nonces would repeat for different statements and leak the key.
@@ -27,7 +28,6 @@ from __future__ import annotations
 
 import copy
 import os
-import pickle
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -40,6 +40,7 @@ from localdurak.game.engine import Game
 from localdurak.game.rules import Rules, Variant
 from localdurak.game.view import PlayerView
 from localdurak.net.identity import action_payload, public_key_bytes, verify_action
+from localdurak.protocol import snapshot
 from localdurak.protocol.errors import (
     AuthFailed,
     BadMessage,
@@ -569,7 +570,7 @@ class SeatGame:
         if self.game is not None:
             actions, self.game.log = self.game.log, []
         try:
-            return pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL)
+            return snapshot.dumps(self, kind="seat", classes=SNAPSHOT_CLASSES)
         finally:
             self.signer = signer
             self.player.t.log = log
@@ -578,7 +579,7 @@ class SeatGame:
 
     @staticmethod
     def thaw(data: bytes, signer: Signer) -> SeatGame:
-        seat = pickle.loads(data)
+        seat = snapshot.loads(data, kind="seat", classes=SNAPSHOT_CLASSES)
         if not isinstance(seat, SeatGame):
             raise ValueError("not a saved seat")
         seat.signer = signer
@@ -815,3 +816,7 @@ class EphemeralKey:
     @classmethod
     def from_private_bytes(cls, raw: bytes) -> EphemeralKey:
         return cls(Ed25519PrivateKey.from_private_bytes(raw))
+
+
+SNAPSHOT_CLASSES: tuple[type[Any], ...] = (SeatGame, Signed, _Counters)
+"""This module's classes a saved seat holds (`protocol.snapshot`)."""

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from localdurak.protocol.errors import RemoteProtocolError
 from localdurak.protocol.messages import Message, message_from_wire, message_to_wire
 from localdurak.protocol.privacy.audit import audit
 from localdurak.protocol.records import read_journal
+from localdurak.protocol.snapshot import fsync_paths
 
 SYNC_PAUSE_S = 0.05
 """The pause after each fsync of the journal and the event log (`TableStore.sync_soon`): at
@@ -44,6 +46,8 @@ class TableStore:
         self._events_file: Any = None
         self._sync: asyncio.Task[None] | None = None
         self._sync_again = False
+        self.snapshots: Callable[[], list[Path]] = list
+        """The saved seats of the table's bots: synced before the logs each time."""
 
     # --- the event log -----------------------------------------------------------------------
 
@@ -53,7 +57,7 @@ class TableStore:
         if self._events_file is not None:
             return
         if not resumed:
-            for old in self.state_dir.glob("bot-*.bin"):
+            for old in [*self.state_dir.glob("bot-*.bin"), *self.state_dir.glob("*.tmp")]:
                 old.unlink()
         mode = "ab" if resumed else "wb"
         self._events_file = open(self.state_dir / EVENTS_FILE, mode)  # noqa: SIM115
@@ -61,6 +65,24 @@ class TableStore:
             for e in events:
                 self._events_file.write(encode_frame(message_to_wire(e)))
             self._events_file.flush()
+
+    def restart_events(self, events: list[Message]) -> None:
+        """The event log again with only ``events`` (the last game's end and the lobby
+        since: all a resume needs), at the start of each game of a series: the state folder
+        does not grow from game to game.  Atomic: a crash leaves the old log or the new."""
+        if self._events_file is None or self.replaying:
+            return
+        path = self.state_dir / EVENTS_FILE
+        tmp = path.with_name(path.name + ".tmp")
+        with open(tmp, "wb") as f:
+            for e in events:
+                f.write(encoded_frame(e))
+            f.flush()
+            os.fsync(f.fileno())
+        old, self._events_file = self._events_file, None
+        old.close()
+        os.replace(tmp, path)
+        self._events_file = open(path, "ab")  # noqa: SIM115
 
     def append_event(self, event: Message) -> None:
         if self._events_file is not None and not self.replaying:
@@ -134,6 +156,9 @@ class TableStore:
             while True:
                 self._sync_again = False
                 fds = [f.fileno() for f in (self._journal, self._events_file) if f is not None]
+                # The bots' seats first: on disk, a bot's seat is never older than the events
+                # of the steps it signed (a newer one resends what the log lacks).
+                await asyncio.to_thread(fsync_paths, self.snapshots())
                 await asyncio.to_thread(fsync_all, fds)
                 await asyncio.sleep(SYNC_PAUSE_S)
                 if not self._sync_again:
