@@ -1,4 +1,4 @@
-"""Bots benchmark (issue 4, part 7): `normal` against `random`, durak rates and move times.
+"""Bots benchmark (docs/bots.md): `normal` against `random`, durak rates and move times.
 
     python benchmarks/bots.py [--games N] [--json] [--seed S]
 
@@ -6,7 +6,7 @@ Main line: 2,000 two-player games of 36-card podkidnoy, seats alternated; extra 
 perevodnoy, a 4-player table of two normal and two random bots (alternating seats), and
 normal against the greedy baseline (random is too weak to tell strategies apart).  A durak
 rate is the share of games in which a seat of that level was the durak.
-Target (issue 4): normal is the durak in at most 8% of the two-player games, and a `choose`
+Target: normal is the durak in at most 8% of the two-player games, and a `choose`
 call takes under 5 ms (CPU time; the wall-clock time is printed too, it grows with the load of
 a shared machine).  Exit status 1 if the durak-rate target is missed.
 """

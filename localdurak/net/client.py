@@ -1,7 +1,8 @@
-"""The client session: one player's connection to a table (issue 4 part 5; docs/protocol.md).
+"""The client session: one player's connection to a table (docs/sessions.md, docs/protocol.md).
 
-`ClientSession` connects by address (pinning the host's fingerprint when it is known) or by
-discovery (`find_table`), runs the handshake, and keeps:
+`ClientSession` connects to an `Address` (typed, or found by discovery: `TableBrowser` in the
+lobby and `localdurak join`), pinning the host's fingerprint when it is known, runs the
+handshake, and keeps:
 
 - a replica of the game (`SeatGame`: the engine from its own seat, its own hand, its privacy
   key), fed only by the host's relayed events, each checked (signature, counter, proofs,

@@ -1,7 +1,7 @@
 """The messages of the Local Durak wire protocol, and their validation (docs/protocol.md).
 
 Every message is a frozen dataclass.  On the wire it is a msgpack map whose ``"t"`` key names
-its type and whose other keys are its fields.  `decode_message` checks a decoded frame against
+its type and whose other keys are its fields.  `message_from_wire` checks a decoded frame against
 the type's schema — field names, types, sizes, ranges — and refuses anything else with
 `BadMessage`; `encode_message` is the way out.
 
