@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from localdurak.cli.i18n import _
 from localdurak.cli.logs import setup_logging
 from localdurak.cli.options import add_rules_options, client_parent, rules_from_args
 from localdurak.datadir import data_dir
@@ -48,38 +49,52 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "host",
         parents=[client_parent()],
-        help="start a table on this laptop",
-        description="Start a table, advertised on the local network.",
+        help=_("start a table on this laptop"),
+        description=_("Start a table, advertised on the local network."),
     )
-    p.add_argument("--name", default=None, help="the table's name")
-    p.add_argument("--headless", action="store_true", help="no screen: JSON lines on stdout")
-    p.add_argument("--bots", type=int, default=0, metavar="K", help="bots taking seats at once")
-    p.add_argument("--level", choices=BOT_LEVELS, default="normal", help="the bots' level")
-    p.add_argument("--games", type=int, default=1, metavar="G", help="games in the series")
+    p.add_argument("--name", default=None, help=_("the table's name"))
+    p.add_argument("--headless", action="store_true", help=_("no screen: JSON lines on stdout"))
+    p.add_argument("--bots", type=int, default=0, metavar="K", help=_("bots taking seats at once"))
+    p.add_argument("--level", choices=BOT_LEVELS, default="normal", help=_("the bots' level"))
+    p.add_argument("--games", type=int, default=1, metavar="G", help=_("games in the series"))
     p.add_argument(
         "--record-dir",
         type=Path,
         default=None,
         metavar="DIR",
-        help="where the games' records go (default: records/ in the data directory, as the "
-        "lobby's tables)",
+        help=_(
+            "where the games' records go (default: records/ in the data directory, as the "
+            "lobby's tables)"
+        ),
     )
     p.add_argument(
-        "--port", type=port_number, default=DEFAULT_PORT, metavar="P", help="0: any free port"
+        "--port", type=port_number, default=DEFAULT_PORT, metavar="P", help=_("0: any free port")
     )
-    p.add_argument("--pin", default=None, metavar="CODE", help="a PIN new players must give")
-    p.add_argument("--no-advertise", action="store_true", help="do not announce on mDNS")
-    p.add_argument("--hold", type=float, default=120.0, metavar="S", help="seat hold (seconds)")
-    p.add_argument("--challenge-window", type=float, default=2.0, metavar="S", help="R-S5")
+    p.add_argument("--pin", default=None, metavar="CODE", help=_("a PIN new players must give"))
+    p.add_argument("--no-advertise", action="store_true", help=_("do not announce on mDNS"))
+    p.add_argument("--hold", type=float, default=120.0, metavar="S", help=_("seat hold (seconds)"))
+    p.add_argument(
+        "--challenge-window",
+        type=float,
+        default=2.0,
+        metavar="S",
+        help=_("seconds to challenge before a bout closes (R-S5)"),
+    )
     p.add_argument(
         "--bot-delay",
         type=float,
         default=None,
         metavar="S",
-        help="seconds a bot waits before it acts (default: 0 headless, 0.7 with a person)",
+        help=_("seconds a bot waits before it acts (default: 0 headless, 0.7 with a person)"),
     )
-    p.add_argument("--resume", type=Path, default=None, metavar="JOURNAL")
-    p.add_argument("--player", default=None, metavar="NAME", help="your name at the table")
+    p.add_argument(
+        "--resume",
+        type=Path,
+        default=None,
+        metavar="JOURNAL",
+        help=_("pick up a table again from its journal"),
+    )
+    p.add_argument("--player", default=None, metavar="NAME", help=_("your name at the table"))
     add_rules_options(p)
     p.set_defaults(func=run)
 
