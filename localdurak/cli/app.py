@@ -274,7 +274,8 @@ class DurakApp:
     def _banner_visible(self) -> bool:
         s = self.session
         return s is not None and (
-            s.connection in (ConnectionState.RECONNECTING, ConnectionState.CLOSED)
+            s.connection
+            in (ConnectionState.RECONNECTING, ConnectionState.PAUSED, ConnectionState.CLOSED)
             or bool(s.offline_seats)
         )
 
@@ -283,6 +284,8 @@ class DurakApp:
         assert s is not None
         if s.connection is ConnectionState.RECONNECTING:
             text = _("Connection lost — reconnecting…")
+        elif s.connection is ConnectionState.PAUSED:
+            text = _("The host paused; it will resume. Your seat is kept.")
         elif s.connection is ConnectionState.CLOSED:
             text = _("The table is closed. q to leave.")
         else:

@@ -18,6 +18,7 @@ import random
 import sys
 from typing import Any
 
+from localdurak.cli.i18n import _
 from localdurak.cli.logs import setup_logging
 from localdurak.cli.options import client_parent
 from localdurak.game.bots import BOT_LEVELS
@@ -31,18 +32,25 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "join",
         parents=[client_parent()],
-        help="join a table on the network",
-        description="Join a table by (part of) its name, or by address.",
+        help=_("join a table on the network"),
+        description=_("Join a table by (part of) its name, or by address."),
     )
-    p.add_argument("table", nargs="?", default=None, metavar="TABLE")
-    p.add_argument("--address", default=None, metavar="HOST:PORT")
-    p.add_argument("--fingerprint", default=None, help="the host's certificate fingerprint")
-    p.add_argument("--bot", action="store_true", help="a bot plays the seat")
-    p.add_argument("--level", choices=BOT_LEVELS, default="normal")
-    p.add_argument("--name", default=None)
-    p.add_argument("--pin", default=None, metavar="CODE")
-    p.add_argument("--timeout", type=float, default=10.0, help="seconds to look for the table")
-    p.add_argument("--delay", type=float, default=0.0, help="seconds the bot thinks per move")
+    p.add_argument(
+        "table", nargs="?", default=None, metavar="TABLE", help=_("(part of) the table's name")
+    )
+    p.add_argument(
+        "--address",
+        default=None,
+        metavar="HOST:PORT",
+        help=_("the address the host's screen shows"),
+    )
+    p.add_argument("--fingerprint", default=None, help=_("the host's certificate fingerprint"))
+    p.add_argument("--bot", action="store_true", help=_("a bot plays the seat"))
+    p.add_argument("--level", choices=BOT_LEVELS, default="normal", help=_("the bot's level"))
+    p.add_argument("--name", default=None, help=_("your name at the table"))
+    p.add_argument("--pin", default=None, metavar="CODE", help=_("the table's PIN, if it asks"))
+    p.add_argument("--timeout", type=float, default=10.0, help=_("seconds to look for the table"))
+    p.add_argument("--delay", type=float, default=0.0, help=_("seconds the bot thinks per move"))
     p.set_defaults(func=run)
 
 

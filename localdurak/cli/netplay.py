@@ -46,6 +46,15 @@ class Hosting:
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await self.serving
 
+    async def stop(self, reason: str = "the host left") -> Path | None:
+        """Stopping is pausing (`TableHost.stop`): the journal to resume, or None when the
+        table closed (nothing to resume)."""
+        journal = await self.host.stop(reason)
+        self.serving.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await self.serving
+        return journal
+
 
 async def start_hosting(identity: Identity, options: HostOptions) -> Hosting:
     """Start ``options``' table (raises `PortInUse`/OSError with the reason)."""

@@ -1,7 +1,8 @@
-"""The client session: one player's connection to a table (issue 4 part 5; docs/protocol.md).
+"""The client session: one player's connection to a table (docs/sessions.md, docs/protocol.md).
 
-`ClientSession` connects by address (pinning the host's fingerprint when it is known) or by
-discovery (`find_table`), runs the handshake, and keeps:
+`ClientSession` connects to an `Address` (typed, or found by discovery: `TableBrowser` in the
+lobby and `localdurak join`), pinning the host's fingerprint when it is known, runs the
+handshake, and keeps:
 
 - a replica of the game (`SeatGame`: the engine from its own seat, its own hand, its privacy
   key), fed only by the host's relayed events, each checked (signature, counter, proofs,
@@ -15,7 +16,7 @@ When the connection drops it reconnects by itself with backoff and sends ``resum
 last event it saw; the host replays what it missed.  Its state (the seat's game with its
 privacy key, the last event, the steps not yet relayed) is saved in the user's data
 directory before anything is sent, so a client that is killed and started again carries on
-where it was (card-privacy.md "When a player drops out").
+where it was (privacy.md "When a player drops out").
 """
 
 from __future__ import annotations
@@ -218,6 +219,9 @@ class ClientSession:
         self._file: Any = None
         self._save_timer: asyncio.TimerHandle | None = None
         self.reconnects = 0
+        self.paused: str | None = None
+        """What the host said when it paused the table (`Bye.paused`), until it is back: the
+        session keeps its seat and keeps trying to reconnect meanwhile."""
         self.errors: list[Error] = []
         """Every refusal the host sent (for a screen, and for tests)."""
         self._events: list[TableEvent] = []
@@ -276,7 +280,7 @@ class ClientSession:
         if self.closed:
             return ConnectionState.CLOSED
         if self.channel is None or self.channel.closed:
-            return ConnectionState.RECONNECTING
+            return ConnectionState.RECONNECTING if self.paused is None else ConnectionState.PAUSED
         return ConnectionState.CONNECTED
 
     @property
@@ -502,13 +506,14 @@ class ClientSession:
         loop = asyncio.get_running_loop()
         give_up = loop.time() + self.hold
         attempt = 0
-        while loop.time() < give_up:
+        while loop.time() < give_up or self.paused is not None:
             delay = BACKOFF[min(attempt, len(BACKOFF) - 1)] * (0.8 + 0.4 * random.random())
             await asyncio.sleep(delay)
             attempt += 1
             try:
                 await self._connect()
                 self.reconnects += 1
+                self.paused = None
                 self._notify()
                 return
             except FATAL as e:
@@ -612,6 +617,12 @@ class ClientSession:
         if isinstance(m, Ack):
             return
         if isinstance(m, Bye):
+            if m.paused:
+                # The host stops for now and resumes the table: our seat is kept, and we
+                # come back when it is back (however long that takes).
+                self.paused = m.reason or "the host paused; it will resume"
+                self._notify()
+                raise ConnectionClosed(f"the host paused: {m.reason}")
             raise ConnectionClosed(f"the host said goodbye: {m.reason}")
         seq = getattr(m, "seq", None)
         if seq is not None and self.last_seq is not None and seq <= self.last_seq:

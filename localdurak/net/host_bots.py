@@ -209,7 +209,11 @@ class HostBots:
             return
 
     def _end_wait(self) -> None:
+        # The host's loop lets a bot think only after an inbox item: without this wake a
+        # bot's turn was lost when nothing else arrived, and an all-bot table froze for good
+        # (issue 15; tests/net/test_host_bots_progress.py).
         self._wait = None
+        self._wake()
 
     def refused(self, seat: int, bot: BotSeat, cmd: Privacy) -> None:
         """The host refused one of the bot's steps: forget it, rest a moment."""

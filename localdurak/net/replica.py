@@ -1,5 +1,5 @@
 """One game of the series as each party keeps it: the bridge between the wire messages
-(docs/protocol.md §5), the card-privacy protocol (card-privacy.md) and the rules engine.
+(docs/protocol.md §5), the card-privacy protocol (privacy.md) and the rules engine.
 
 Sans-I/O (no sockets, no clocks); used by the asyncio host and client sessions.
 
@@ -19,7 +19,7 @@ The end of a bout needs no message: every party derives the refill from its own 
 
 A `SeatGame` pickles (without its signing key, `SeatGame.freeze` / `thaw`): a client keeps
 it on disk after every event, so a restarted client carries on with the same privacy key
-(card-privacy.md "When a player drops out").  Never rebuild a seat by replaying with a seeded
+(privacy.md "When a player drops out").  Never rebuild a seat by replaying with a seeded
 random source: proof nonces would repeat for different statements and leak the key.
 """
 
@@ -339,7 +339,7 @@ class SeatGame:
         return None if self.game is None else self.game.view(self.seat)
 
     def hand_decoded(self) -> bool:
-        """Our hand of the deal is decoded (card-privacy.md step 3)."""
+        """Our hand of the deal is decoded (privacy.md step 3)."""
         return self._hand0 is not None
 
     def hand_complete(self) -> bool:

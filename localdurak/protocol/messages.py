@@ -288,12 +288,15 @@ class Pong(Message):
 
 @dataclass(frozen=True, slots=True)
 class Bye(Message):
-    """The sender is closing the connection on purpose (the seat is given up)."""
+    """The sender is closing the connection on purpose (the seat is given up).  From the
+    host, ``paused``: the host stops for now and will resume the table (``localdurak host
+    --resume``); the seats are kept and the clients reconnect when it is back."""
 
     TYPE = "bye"
     BEFORE_AUTH = True
-    SCHEMA = schema({"reason": Str(200)})
+    SCHEMA = schema({"reason": Str(200), "paused": Bool()})
     reason: str = ""
+    paused: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -603,7 +606,7 @@ class Closing(Message):
 @dataclass(frozen=True, slots=True)
 class Presence(Message):
     """A seat's player dropped or came back; ``hold`` is how many seconds the host keeps the
-    seat before the player forfeits (card-privacy.md "When a player drops out")."""
+    seat before the player forfeits (privacy.md "When a player drops out")."""
 
     TYPE = "presence"
     SENDER = Role.HOST

@@ -1,4 +1,4 @@
-"""Whole games over real TLS on loopback, each player a separate process (issue 4 part 8):
+"""Whole games over real TLS on loopback, each player a separate process (docs/sessions.md):
 the headless host (`localdurak host --headless`) and `localdurak join --bot` processes; the
 records replay and audit clean; a client killed mid-game and started again carries on.
 

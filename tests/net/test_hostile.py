@@ -1,4 +1,4 @@
-"""Hostile clients against a real host on loopback TLS (issue 4 part 8): garbage and oversized
+"""Hostile clients against a real host on loopback TLS (docs/protocol.md): garbage and oversized
 frames, a wrong version, out-of-turn and illegal moves, a forged signature, a replayed
 command, a stranger without the PIN — each refused with a clear error, and the host and the
 game unharmed: the game completes and its record audits clean."""
