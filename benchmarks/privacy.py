@@ -1,10 +1,11 @@
-"""Benchmark of the card-privacy protocol (issue 3; card-privacy.md "Costs to measure").
+"""Benchmark of the card-privacy protocol (privacy.md "Costs to measure").
 
 For N = 2..6 players and 24/36/52 cards, per phase (commit, shuffle, deal, lowest trump,
-refill, play, reveal, audit): group operations (counted by localdurak.protocol.group), CPU time
-of all parties together, sequential hops, bytes on the wire.  Then the headline: 6 players ×
-52 cards, from the first message to every hand decoded — all parties' CPU in one process, the
-critical path, and the floor (group operations on the critical path × measured time of one).
+refill, play, reveal, audit): group operations (counted by localdurak.protocol.privacy.group),
+CPU time of all parties together, sequential hops, bytes on the wire.  Then the headline:
+6 players × 52 cards, from the first message to every hand decoded — all parties' CPU in one
+process, the critical path, and the floor (group operations on the critical path ×
+measured time of one).
 
 Phases are attributed by the message being handled: the work a message triggers counts in its
 phase (seat 0's shuffle in "commit", the seeds and the first layer removals in "deal").
@@ -39,12 +40,12 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from localdurak.game.rules import Rules
-from localdurak.protocol.group import GROUP
-from localdurak.protocol.privacy import HandDealt
-from localdurak.protocol.privacy_audit import audit
-from localdurak.protocol.privacy_messages import Message
-from localdurak.protocol.privacy_sim import MemoryTable, play_engine_game, unwire, wire
-from localdurak.protocol.schedule import Setup
+from localdurak.protocol.privacy.audit import audit
+from localdurak.protocol.privacy.events import HandDealt
+from localdurak.protocol.privacy.group import GROUP
+from localdurak.protocol.privacy.messages import Message
+from localdurak.protocol.privacy.schedule import Setup
+from tests.support.privacy_sim import MemoryTable, play_engine_game, unwire, wire
 
 OPS = ("mul", "mul_base", "add", "sub", "valid", "scalar_invert")
 HOST = -1

@@ -11,7 +11,11 @@ import json
 import sys
 from typing import Any
 
-from ..protocol.privacy_audit import NotARecord, audit
+from localdurak.cli import record_file
+from localdurak.cli.i18n import _
+from localdurak.cli.options import client_parent
+
+from ..protocol.privacy.audit import NotARecord, audit
 
 RECORD_FORMAT = "localdurak-record/1"
 
@@ -19,23 +23,33 @@ RECORD_FORMAT = "localdurak-record/1"
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "audit",
-        help="audit a finished game's card-privacy transcript",
-        description="Check a game record's card-privacy transcript: every proof, every "
-        "shuffle and every claim, with the keys revealed at the end.",
+        parents=[client_parent()],
+        help=_("audit a finished game's card-privacy transcript"),
+        description=_(
+            "Check a game record's card-privacy transcript: every proof, every "
+            "shuffle and every claim, with the keys revealed at the end."
+        ),
     )
-    p.add_argument("record", metavar="RECORD", help="a game record (JSON), as the host writes it")
+    p.add_argument(
+        "record",
+        metavar="RECORD",
+        help=_("a game record (JSON) or its journal (.journal), as the host writes them"),
+    )
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        with open(args.record, encoding="utf-8") as f:
-            record = json.load(f)
+        with open(args.record, "rb") as f:
+            record = record_file.load(f.read(), need="privacy")
     except OSError as e:
         print(f"localdurak audit: cannot read {args.record}: {e.strerror}", file=sys.stderr)
         return 2
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         print(f"localdurak audit: {args.record} is not JSON: {e}", file=sys.stderr)
+        return 2
+    except record_file.RecordError as e:
+        print(f"localdurak audit: {args.record}: {e}", file=sys.stderr)
         return 2
     if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
         print(

@@ -9,9 +9,9 @@ from localdurak.cli import settings
 
 
 def run_lobby(args: argparse.Namespace) -> int:
-    from localdurak.cli.cmd_play import setup_language
+    from localdurak.cli.cmd_play import has_terminal, setup_language
 
-    if not setup_language(args):
+    if not setup_language(args) or not has_terminal(args.command or ""):
         return 2
     return asyncio.run(_lobby(settings.player_name(args.name), args.ascii))
 

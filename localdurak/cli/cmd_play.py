@@ -10,32 +10,29 @@ import sys
 from typing import Any
 
 from localdurak.cli import i18n, settings
-from localdurak.cli.options import add_rules_options, rules_from_args
+from localdurak.cli.i18n import _
+from localdurak.cli.options import add_rules_options, client_parent, rules_from_args
+from localdurak.game.bots import BOT_LEVELS
 from localdurak.game.rules import RulesError
 
 
 def add_client_options(parser: argparse.ArgumentParser) -> None:
-    """The options every screen of the client takes."""
-    parser.add_argument("--name", help="your name at the table (remembered)")
-    parser.add_argument(
-        "--ascii", action="store_true", help="letters instead of suit symbols and box lines"
-    )
-    parser.add_argument("--lang", help="language: en, ru (default: from LANG)")
+    """The player's name (``--lang`` and ``--ascii`` come with `client_parent`)."""
+    parser.add_argument("--name", help=_("your name at the table (remembered)"))
 
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "play",
-        help="an offline game on this laptop against bots",
-        description="Play Durak on this laptop against 1 to 5 bots.",
+        parents=[client_parent()],
+        help=_("an offline game on this laptop against bots"),
+        description=_("Play Durak on this laptop against 1 to 5 bots."),
     )
-    p.add_argument("--bots", type=int, default=None, metavar="K", help="bots, 1..5 (default 2)")
+    p.add_argument("--bots", type=int, default=None, metavar="K", help=_("bots, 1..5 (default 2)"))
+    p.add_argument("--level", choices=BOT_LEVELS, default="normal", help=_("the bots' level"))
+    p.add_argument("--seed", type=int, default=None, help=_("shuffle with this seed (replays)"))
     p.add_argument(
-        "--level", choices=("random", "normal"), default="normal", help="the bots' level"
-    )
-    p.add_argument("--seed", type=int, default=None, help="shuffle with this seed (replays)")
-    p.add_argument(
-        "--speed", type=float, default=0.7, metavar="S", help="seconds between bot moves"
+        "--speed", type=float, default=0.7, metavar="S", help=_("seconds between bot moves")
     )
     add_client_options(p)
     add_rules_options(p)
@@ -51,10 +48,32 @@ def setup_language(args: argparse.Namespace) -> bool:
     return True
 
 
+def has_terminal(command: str) -> bool:
+    """Whether standard input is a terminal, which the game's screen reads its keys from;
+    if not, say so on standard error (no traceback, issue 13 item 9)."""
+    if sys.stdin.isatty():
+        return True
+    print(
+        (f"localdurak {command}: " if command else "localdurak: ")
+        + i18n._(
+            "standard input is not a terminal, and the game's screen needs one "
+            "(for scripts: host --headless, join --bot)"
+        ),
+        file=sys.stderr,
+    )
+    return False
+
+
 def run(args: argparse.Namespace) -> int:
     if not setup_language(args):
         return 2
     bots = args.bots
+    if args.seats is not None and not 2 <= args.seats <= 6:
+        print(
+            f"localdurak play: --seats must be 2..6 (you and 1 to 5 bots), not {args.seats}",
+            file=sys.stderr,
+        )
+        return 2
     if bots is None:
         bots = 2 if args.seats is None else args.seats - 1
     elif args.seats is not None and args.seats != bots + 1:
@@ -72,6 +91,8 @@ def run(args: argparse.Namespace) -> int:
         rules.check_seats(bots + 1)
     except RulesError as e:
         print(f"localdurak play: {e}", file=sys.stderr)
+        return 2
+    if not has_terminal("play"):
         return 2
     from localdurak.net.local import BOT_NAMES
 

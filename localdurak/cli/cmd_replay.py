@@ -16,6 +16,9 @@ import json
 import sys
 from typing import Any
 
+from localdurak.cli import record_file
+from localdurak.cli.i18n import _
+from localdurak.cli.options import client_parent
 from localdurak.game.actions import Action, Do, IllegalAction
 from localdurak.game.cards import RANK_LETTERS, Card, Suit, lowest_rank
 from localdurak.game.rules import Teams, Variant
@@ -32,12 +35,18 @@ from localdurak.protocol.records import (
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "replay",
-        help="replay a game record",
-        description="Replay a game record (records.md) with the rules engine.",
+        parents=[client_parent()],
+        help=_("replay a game record"),
+        description=_("Replay a game record (records.md) with the rules engine."),
     )
-    p.add_argument("record", metavar="RECORD", help="the record file (JSON); - for stdin")
-    p.add_argument("--json", action="store_true", help="print the final state as one JSON object")
-    p.add_argument("--ascii", action="store_true", help="write suits as letters, not symbols")
+    p.add_argument(
+        "record",
+        metavar="RECORD",
+        help=_("the record file (JSON) or its journal (.journal); - for stdin"),
+    )
+    p.add_argument(
+        "--json", action="store_true", help=_("print the final state as one JSON object")
+    )
     p.set_defaults(func=run)
 
 
@@ -57,7 +66,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"localdurak replay: cannot read {args.record}: {e.strerror}", file=sys.stderr)
         return 2
     try:
-        record = parse_record(data)
+        if record_file.is_journal(data):
+            record = Record.from_dict(record_file.load(data))
+        else:
+            record = parse_record(data)
         start_game(record)  # the engine's own checks of the deal
     except RecordError as e:
         print(f"localdurak replay: {args.record} is not a valid record: {e}", file=sys.stderr)

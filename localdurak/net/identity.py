@@ -34,7 +34,8 @@ from nacl.exceptions import BadSignatureError
 
 from localdurak.datadir import data_dir as data_dir
 from localdurak.game.actions import Action
-from localdurak.protocol.codec import AuthFailed, canonical
+from localdurak.protocol.codec import canonical
+from localdurak.protocol.errors import AuthFailed
 
 KEY_FILE: Final = "identity.key.pem"
 CERT_FILE: Final = "identity.cert.pem"

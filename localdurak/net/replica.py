@@ -1,5 +1,5 @@
 """One game of the series as each party keeps it: the bridge between the wire messages
-(docs/protocol.md §5), the card-privacy protocol (card-privacy.md) and the rules engine.
+(docs/protocol.md §5), the card-privacy protocol (privacy.md) and the rules engine.
 
 Sans-I/O (no sockets, no clocks); used by the asyncio host and client sessions.
 
@@ -19,7 +19,7 @@ The end of a bout needs no message: every party derives the refill from its own 
 
 A `SeatGame` pickles (without its signing key, `SeatGame.freeze` / `thaw`): a client keeps
 it on disk after every event, so a restarted client carries on with the same privacy key
-(card-privacy.md "When a player drops out").  Never rebuild a seat by replaying with a seeded
+(privacy.md "When a player drops out").  Never rebuild a seat by replaying with a seeded
 random source: proof nonces would repeat for different statements and leak the key.
 """
 
@@ -40,10 +40,18 @@ from localdurak.game.engine import Game
 from localdurak.game.rules import Rules, Variant
 from localdurak.game.view import PlayerView
 from localdurak.net.identity import action_payload, public_key_bytes, verify_action
-from localdurak.protocol import privacy as pv
-from localdurak.protocol.codec import AuthFailed, BadMessage, IllegalMove, NotYourTurn, Replayed
+from localdurak.protocol.errors import (
+    AuthFailed,
+    BadMessage,
+    IllegalMove,
+    LocalProtocolError,
+    NotYourTurn,
+    RemoteProtocolError,
+    Replayed,
+)
 from localdurak.protocol.messages import GameStarted, Privacy, PrivacyEvent
-from localdurak.protocol.privacy_messages import (
+from localdurak.protocol.privacy.events import CardTurned, FirstAttacker, HandDealt, KeysRevealed
+from localdurak.protocol.privacy.messages import (
     Act,
     MessageError,
     Play,
@@ -51,8 +59,10 @@ from localdurak.protocol.privacy_messages import (
     Return,
     message_from_dict,
 )
-from localdurak.protocol.privacy_messages import Message as PMessage
-from localdurak.protocol.schedule import Setup
+from localdurak.protocol.privacy.messages import Message as PMessage
+from localdurak.protocol.privacy.roles import Host, Player
+from localdurak.protocol.privacy.schedule import Setup
+from localdurak.protocol.privacy.transcript import Transcript
 
 GAME_STEPS = ("play", "act")
 """Privacy steps that carry a game action."""
@@ -274,15 +284,15 @@ class SeatGame:
         self.seat = seat
         self.signer = signer
         self.setup = setup_for(started)
-        self.player = pv.Player(self.setup, seat, rng)
+        self.player = Player(self.setup, seat, rng)
         self.game: Game | None = None
         self.counters = _Counters([-1] * len(started.keys))
         self._n = 0
         self._unrelayed: dict[int, list[PMessage]] = {}
         """Our game actions signed and not relayed yet, by ``n`` (`refused`)."""
         self._hand0: tuple[Card, ...] | None = None
-        self._turned: pv.CardTurned | None = None
-        self._first: pv.FirstAttacker | None = None
+        self._turned: CardTurned | None = None
+        self._first: FirstAttacker | None = None
         self._pending_draws: list[Card] = []
         self._due: list[tuple[Any, ...]] = []
         """Protocol work an applied action called for, not done yet (`flush`)."""
@@ -329,7 +339,7 @@ class SeatGame:
         return None if self.game is None else self.game.view(self.seat)
 
     def hand_decoded(self) -> bool:
-        """Our hand of the deal is decoded (card-privacy.md step 3)."""
+        """Our hand of the deal is decoded (privacy.md step 3)."""
         return self._hand0 is not None
 
     def hand_complete(self) -> bool:
@@ -362,7 +372,7 @@ class SeatGame:
                 msgs = [self.player.play(action.card, form, shown=action.do is Do.SHOW)]
             else:
                 msgs = [self.player.act(form)]
-        except pv.LocalProtocolError as e:
+        except LocalProtocolError as e:
             # A card a successful challenge sent back to the hand (R-S3) has no proof of
             # holding in the card-privacy protocol yet (its position was played once).
             raise IllegalAction("R-S3", f"this card cannot be played again yet: {e}") from None
@@ -426,8 +436,8 @@ class SeatGame:
             for m in msgs:
                 # Signed by event.seat's identity key, checked above (our own need no check).
                 out += self.player.receive(m, signed=True, adopt=adopt, defer=defer)
-        except pv.RemoteProtocolError as e:
-            raise IllegalMove(f"card privacy: {e}") from None
+        except RemoteProtocolError as e:
+            raise IllegalMove(f"card privacy: {e}", seat=e.seat) from None
         if action is not None:
             assert g is not None
             before, taking, defender = g.bout_number, g.phase == "taking", g.defender
@@ -472,8 +482,8 @@ class SeatGame:
                 if item is None:
                     return False
                 t.verify_stage(*item)
-        except pv.RemoteProtocolError as e:
-            raise IllegalMove(f"card privacy: {e}") from None
+        except RemoteProtocolError as e:
+            raise IllegalMove(f"card privacy: {e}", seat=e.seat) from None
         return self.unverified_waiting()
 
     @property
@@ -503,23 +513,23 @@ class SeatGame:
                     self.player.t.verify_deferred()
                     self.revealed = True
                     out.append(self.player.reveal())
-        except pv.RemoteProtocolError as e:
-            raise IllegalMove(f"card privacy: {e}") from None
+        except RemoteProtocolError as e:
+            raise IllegalMove(f"card privacy: {e}", seat=e.seat) from None
         self._drain()
         return self._send(out)
 
     def _drain(self) -> None:
         while (e := self.player.next_event()) is not None:
-            if isinstance(e, pv.HandDealt):
+            if isinstance(e, HandDealt):
                 if e.batch == 0:
                     self._hand0 = e.cards
                 else:
                     self._pending_draws += e.cards
-            elif isinstance(e, pv.CardTurned):
+            elif isinstance(e, CardTurned):
                 self._turned = e
-            elif isinstance(e, pv.FirstAttacker):
+            elif isinstance(e, FirstAttacker):
                 self._first = e
-            elif isinstance(e, pv.KeysRevealed):
+            elif isinstance(e, KeysRevealed):
                 self.keys_revealed = True
         if self.game is None:
             self._maybe_begin()
@@ -580,8 +590,8 @@ class SeatGame:
 def begin_game(
     started: GameStarted,
     setup: Setup,
-    t: pv.Transcript,
-    first: pv.FirstAttacker | None,
+    t: Transcript,
+    first: FirstAttacker | None,
     viewer: int | None,
     own: Sequence[Card],
 ) -> Game | None:
@@ -648,7 +658,7 @@ class HostGame:
         # Strip proofs are verified beside the relaying (`verify_idle`), not before it: the
         # host is on every step's path, and each player verifies what it strips or decodes
         # anyway; a play is still checked on the spot (its chunk's chain is verified then).
-        self.privacy = pv.Host(self.setup, defer_verification=True)
+        self.privacy = Host(self.setup, defer_verification=True)
         self.game: Game | None = None
         self.counters = _Counters([-1] * len(started.keys))
         self._waiting: dict[int, tuple[int, Privacy]] = {}
@@ -714,9 +724,9 @@ class HostGame:
             try:
                 for m in msgs:
                     trial.receive(seat, m)
-            except pv.RemoteProtocolError as e:
+            except RemoteProtocolError as e:
                 self.privacy.refused.extend(trial.refused[len(self.privacy.refused) :])
-                raise IllegalMove(f"card privacy refused it: {e}") from None
+                raise IllegalMove(f"card privacy refused it: {e}", seat=e.seat) from None
         out: list[tuple[int, PMessage]] = []
         try:
             for m in msgs:
@@ -726,8 +736,8 @@ class HostGame:
                 # `SeatGame.receive`).
                 out += self.privacy.receive(seat, m)
                 self.accepted_log.append(m)
-        except pv.RemoteProtocolError as e:
-            raise IllegalMove(f"card privacy refused it: {e}") from None
+        except RemoteProtocolError as e:
+            raise IllegalMove(f"card privacy refused it: {e}", seat=e.seat) from None
         self.received[(seat, cmd.n)] = cmd.sig
         for m in msgs:
             self._waiting[id(m)] = (seat, cmd)
@@ -774,7 +784,7 @@ class HostGame:
         in the transcript's refusals, so the audit names the seat) or None."""
         try:
             self.privacy.verify_pending(limit)
-        except pv.RemoteProtocolError as e:
+        except RemoteProtocolError as e:
             return str(e)
         return None
 

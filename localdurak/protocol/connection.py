@@ -20,15 +20,8 @@ from __future__ import annotations
 
 from enum import Enum
 
-from localdurak.protocol.codec import (
-    MAX_FRAME,
-    MAX_FRAME_BEFORE_AUTH,
-    BadMessage,
-    FrameDecoder,
-    ProtocolError,
-    Replayed,
-    encode_frame,
-)
+from localdurak.protocol.codec import MAX_FRAME, MAX_FRAME_BEFORE_AUTH, FrameDecoder, encode_frame
+from localdurak.protocol.errors import BadMessage, LocalProtocolError, ProtocolError, Replayed
 from localdurak.protocol.messages import (
     Auth,
     Authed,
@@ -41,10 +34,6 @@ from localdurak.protocol.messages import (
     message_from_wire,
     message_to_wire,
 )
-
-
-class LocalProtocolError(RuntimeError):
-    """We tried to send something the protocol does not allow: a bug in our own code."""
 
 
 class State(Enum):

@@ -1,7 +1,7 @@
 """The messages of the Local Durak wire protocol, and their validation (docs/protocol.md).
 
 Every message is a frozen dataclass.  On the wire it is a msgpack map whose ``"t"`` key names
-its type and whose other keys are its fields.  `decode_message` checks a decoded frame against
+its type and whose other keys are its fields.  `message_from_wire` checks a decoded frame against
 the type's schema — field names, types, sizes, ranges — and refuses anything else with
 `BadMessage`; `encode_message` is the way out.
 
@@ -30,16 +30,14 @@ from typing import Any, ClassVar, Final
 
 from localdurak.game.actions import Action, ActionFormatError, GameResult
 from localdurak.game.rules import Rules, RulesError
-from localdurak.protocol.codec import (
-    MAX_FRAME,
+from localdurak.protocol.codec import MAX_FRAME, check_plain, encode_frame
+from localdurak.protocol.errors import (
     BadFrame,
     BadMessage,
     ErrorCode,
     ProtocolError,
     VersionTooNew,
     VersionTooOld,
-    check_plain,
-    encode_frame,
     error_for_code,
 )
 
@@ -89,6 +87,7 @@ class SeatKind(StrEnum):
 class BotLevel(StrEnum):
     RANDOM = "random"
     NORMAL = "normal"
+    STRONG = "strong"
 
 
 class TableState(StrEnum):
@@ -486,12 +485,15 @@ class Pong(Message):
 
 @dataclass(frozen=True, slots=True)
 class Bye(Message):
-    """The sender is closing the connection on purpose (the seat is given up)."""
+    """The sender is closing the connection on purpose (the seat is given up).  From the
+    host, ``paused``: the host stops for now and will resume the table (``localdurak host
+    --resume``); the seats are kept and the clients reconnect when it is back."""
 
     TYPE = "bye"
     BEFORE_AUTH = True
-    SCHEMA = schema({"reason": Str(200)})
+    SCHEMA = schema({"reason": Str(200), "paused": Bool()})
     reason: str = ""
+    paused: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -632,7 +634,7 @@ class Act(Message):
 
 @dataclass(frozen=True, slots=True)
 class Privacy(Message):
-    """One card-privacy step (card-privacy.md), signed like `Act`.  ``step`` names it (e.g.
+    """One card-privacy step (privacy.md), signed like `Act`.  ``step`` names it (e.g.
     ``"commit"``, ``"shuffle"``, ``"strip"``, ``"open"``, ``"reveal"``); ``body`` is checked by
     the privacy protocol, here only for being plain msgpack."""
 
@@ -833,7 +835,7 @@ class Closing(Message):
 @dataclass(frozen=True, slots=True)
 class Presence(Message):
     """A seat's player dropped or came back; ``hold`` is how many seconds the host keeps the
-    seat before the player forfeits (card-privacy.md "When a player drops out")."""
+    seat before the player forfeits (privacy.md "When a player drops out")."""
 
     TYPE = "presence"
     SENDER = Role.HOST

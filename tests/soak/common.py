@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from localdurak.protocol.privacy_audit import audit
+from localdurak.protocol.privacy.audit import audit
 from localdurak.protocol.records import parse_record, replay
 
 FULL = os.environ.get("LOCALDURAK_SOAK", "") == "full"

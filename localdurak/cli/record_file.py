@@ -1,0 +1,41 @@
+"""A game's record as the records folder holds it: the finished record (one JSON object) or
+the live game's journal (JSON Lines, records.md journal), both read by `audit` and `replay`."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from localdurak.protocol.records import JOURNAL_FORMAT, RecordError, read_journal
+
+
+def is_journal(data: bytes) -> bool:
+    """Whether ``data`` starts with a journal's header line."""
+    first = data.split(b"\n", 1)[0]
+    try:
+        head = json.loads(first)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        return False
+    return isinstance(head, dict) and head.get("journal") == JOURNAL_FORMAT
+
+
+UNFINISHED = (
+    "the journal of a game that has not ended: its deck and card-privacy transcript are "
+    "written when the game ends"
+)
+
+
+def load(data: bytes, *, need: str = "deck") -> Any:
+    """The record object of a record or a journal; `RecordError` when a journal is not that of
+    a finished game yet (it lacks ``need``), a JSON error for a file that is no JSON."""
+    if is_journal(data):
+        record = read_journal(data)
+        # The host's raw log of the card-privacy messages: the record keeps the transcript.
+        record.pop("privacy_log", None)
+        if need not in record:
+            raise RecordError(UNFINISHED)
+        return record
+    return json.loads(data.decode("utf-8"))
+
+
+__all__ = ["RecordError", "is_journal", "load"]

@@ -1,0 +1,471 @@
+"""The audit of a game played under card privacy (privacy.md step 7, docs/privacy.md).
+
+``audit(record)`` replays the record's ``"privacy"`` transcript with the same checks the host
+made live (every proof, the schedule), then uses the revealed keys to check what no proof
+could check during the game:
+
+* each seat's shuffle: deck_j must be a permutation of k_j·deck_{j−1} (a substituted or
+  duplicated card names the shuffler);
+* every position decodes to a card of the deck, and the record's ``"deck"`` (if any) is that
+  deck;
+* every "not me" claim of R-F1 (lowest trump) and so every "I hold no trump": the claimed card
+  must not be in that seat's hand;
+* the attempts refused during the game are listed with their seat;
+* the record's actions, replayed by the rules engine on the decoded deck, are legal, play
+  exactly the cards proven in the protocol, and every refill batch is the one the rules call
+  for (R-B12) with the right taker.
+
+Cost: about 2·N·D scalar multiplications plus the proofs of the log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...game.actions import Action, Do, GameResult
+from ...game.cards import CARDS, Card
+from ...game.engine import Game
+from ...game.rules import Rules
+from ..errors import RemoteProtocolError
+from .cardpoints import CARD_POINTS
+from .group import GROUP, InvalidPoint, Scalar
+from .messages import (
+    Act,
+    Answer,
+    Commit,
+    KeyReveal,
+    Message,
+    Play,
+    Refill,
+    Return,
+    Shuffle,
+)
+from .proofs import dleq_verify, schnorr_verify
+from .record import transcript_from_dict
+from .schedule import Setup
+from .transcript import Transcript, shuffle_digest, signed_action
+
+
+class NotARecord(ValueError):
+    """The input is not a game record with a card-privacy transcript."""
+
+
+@dataclass(frozen=True, slots=True)
+class AuditFault:
+    seat: int | None
+    """The seat that broke the protocol (None: the host or the record itself)."""
+    what: str
+
+    def __str__(self) -> str:
+        who = f"seat {self.seat}" if self.seat is not None else "the host/record"
+        return f"{who}: {self.what}"
+
+
+@dataclass(frozen=True, slots=True)
+class AuditReport:
+    faults: tuple[AuditFault, ...] = ()
+    deck: tuple[Card, ...] | None = None
+    """The whole deck in deal order, decoded with the revealed keys (None if it could not be)."""
+    checked: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def clean(self) -> bool:
+        return not self.faults
+
+    @property
+    def guilty(self) -> tuple[int, ...]:
+        return tuple(sorted({f.seat for f in self.faults if f.seat is not None}))
+
+
+def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
+    """Audit a game record (a dict as records.md describes, with a ``"privacy"`` key).
+
+    ``require_actions``: a record whose log holds signed actions must carry them (``localdurak
+    audit`` asks for it: deleting the actions must not skip the rules check).  Off by default
+    for callers that audit a transcript without the engine's actions.
+    """
+    if not isinstance(record, Mapping) or "privacy" not in record:
+        raise NotARecord("not a game record with a card-privacy transcript ('privacy')")
+    try:
+        setup, log, refused = transcript_from_dict(record["privacy"])
+    except ValueError as e:
+        raise NotARecord(str(e)) from None
+
+    faults: list[AuditFault] = []
+    for r in refused:
+        # The host alone writes "refused", and refused messages were never relayed, so nothing
+        # here proves who sent them (a host could name anybody): listed, but not a verdict on
+        # the seat.  What the log proves names seats below.
+        seat = r.get("seat")
+        who = f"seat {seat}" if isinstance(seat, int) else "an unnamed sender"
+        faults.append(
+            AuditFault(
+                None,
+                f"the host refused a message from {who} during the game (its word): "
+                f"{r.get('reason')}",
+            )
+        )
+
+    t = Transcript(setup)
+    t.audit_keys = _revealed_inverses(log)
+    stopped = False
+    for i, msg in enumerate(log):
+        if stopped and not isinstance(msg, KeyReveal):
+            # The game cannot be followed past a bad message; the keys revealed after it (the
+            # game was stopped) are still read, or every seat would be named for hiding its key.
+            continue
+        try:
+            t.accept(msg)
+        except RemoteProtocolError as e:
+            # A refused message leaves the transcript as it was: judge it in that state.
+            if e.seat is not None and not _proven(t, msg):
+                # The host writes the log: a message in a seat's name without that seat's valid
+                # signature (or a copy of one already in the log) could be anybody's.
+                faults.append(
+                    AuditFault(
+                        None,
+                        f"message {i} of the log, in seat {e.seat}'s name, accepted by the host: "
+                        f"{e.reason} (nothing shows seat {e.seat} made it)",
+                    )
+                )
+            else:
+                faults.append(
+                    AuditFault(e.seat, f"{e.reason} (message {i} of the log, accepted by the host)")
+                )
+            stopped = True
+        except ValueError as e:  # a log out of order: the host's record is wrong
+            faults.append(AuditFault(None, f"message {i} of the log cannot come here: {e}"))
+            stopped = True
+    # Every strip the log holds, verified (live, players verify only what they need), and
+    # every batch complete: a missing layer removal means a game cut short or a record cut.
+    incomplete = t.final_deck is None
+    for batch in t.schedule.batches:
+        for chunk in batch:
+            if chunk.key not in t.stages:
+                incomplete = True
+                continue
+            try:
+                t.verify_chain(chunk)
+            except RemoteProtocolError as e:
+                # A wrong layer removal carries no valid proof, so nothing shows its seat made
+                # it rather than the host that wrote the log: reported, no seat named.
+                who = f"seat {e.seat}" if e.seat is not None else "someone"
+                faults.append(
+                    AuditFault(None, f"{who} (its name in the log, nothing proves it): {e.reason}")
+                )
+            if not t.complete(chunk):
+                incomplete = True
+    t.ensure_public()
+    if setup.lowest_trump and t.first_attacker is None:
+        incomplete = True
+
+    keys: list[Scalar] = []
+    for seat, k in enumerate(t.revealed):
+        if k is None:
+            faults.append(AuditFault(seat, "did not reveal its key"))
+        else:
+            keys.append(k)
+    if len(keys) < setup.seats or t.shuffled is None:
+        return AuditReport(_with_incomplete(faults, incomplete), None, {"messages": len(log)})
+
+    # Shuffles: deck_j = π_j(k_j · deck_{j-1}) as sets.
+    prev = t.deck_points
+    for j, deck in enumerate(t.decks):
+        try:
+            layered = {GROUP.mul(keys[j], p) for p in prev}
+        except InvalidPoint:
+            layered = set()  # the previous shuffler's fault, reported for it already
+        if layered and layered != set(deck):
+            faults.append(
+                AuditFault(
+                    j,
+                    "its shuffle is not a permutation of the deck it received under its key: "
+                    "a card was substituted or duplicated",
+                )
+            )
+        prev = deck
+    if t.final_deck is None:
+        # The shuffles are judged even when the game stopped before every seed was revealed (a
+        # seed withheld stalls the deal, like any silent seat; a game stopped for another fault
+        # reveals no seed, so a missing one names nobody).  Each
+        # logged seed was checked against its commitment, and the deal order derived from them
+        # all, by the replay above (`Transcript._seed`).
+        return AuditReport(_with_incomplete(faults, incomplete), None, {"messages": len(log)})
+
+    # Decode every position with the product of all keys.
+    total = keys[0]
+    for k in keys[1:]:
+        total = GROUP.scalar_mul(total, k)
+    inv = GROUP.scalar_invert(total)
+    decoded: list[Card | None] = []
+    for p in t.final_deck:
+        try:
+            decoded.append(t.card_of(GROUP.mul(inv, p)))
+        except InvalidPoint:
+            decoded.append(None)
+    deck_ok = all(c is not None for c in decoded) and len(set(decoded)) == len(decoded)
+    if not deck_ok and not any("shuffle" in f.what for f in faults):
+        faults.append(AuditFault(None, "the dealt deck does not decode to the cards of the deck"))
+
+    # R-F1 claims: "not me" for the trump of rank r means the seat was not dealt that card.
+    position_of = {c: p for p, c in enumerate(decoded) if c is not None}
+    if t.trump_suit is not None:
+        for claim in t.claims:
+            card = Card.of(claim.rank, t.trump_suit)
+            where = position_of.get(card)
+            if where is not None and where < setup.dealt and setup.deal_owner(where) == claim.seat:
+                faults.append(
+                    AuditFault(
+                        claim.seat,
+                        f"claimed not to hold {card} (R-F1, lowest trump) but was dealt it: "
+                        "a false 'no trump' claim",
+                    )
+                )
+
+    # The record's own deck, if it has one, must be the deck the protocol dealt.
+    rdeck = record.get("deck")
+    if (
+        "deck" in record
+        and deck_ok
+        and (not isinstance(rdeck, list) or rdeck != [str(c) for c in decoded])
+    ):
+        faults.append(AuditFault(None, "the record's deck is not the deck the protocol dealt"))
+
+    cards = tuple(c for c in decoded if c is not None) if deck_ok else None
+    signed = _signed_actions(t.log)
+    if record.get("actions"):
+        faults += _check_signed(record["actions"], signed)
+        if cards is not None:
+            faults += _check_actions(record, setup, t, cards)
+    elif signed and require_actions:
+        # Deleting the actions must not skip the rules: the seats signed these moves.
+        faults.append(
+            AuditFault(
+                None,
+                f"the record has no actions though the seats signed {len(signed)}: "
+                "the game cannot be checked against the rules",
+            )
+        )
+    return AuditReport(
+        _with_incomplete(faults, incomplete),
+        cards,
+        {"messages": len(log), "positions": len(decoded)},
+    )
+
+
+def _signed_actions(log: Sequence[Message]) -> list[tuple[int, dict[str, Any]]]:
+    """The game actions the seats signed, in the host's order: one per `Act`, one per `Play`
+    except that the plays of one multi-card attack (consecutive, the same signed action) are
+    one action."""
+    out: list[tuple[int, dict[str, Any]]] = []
+    run = 0
+    for m in log:
+        if isinstance(m, Act):
+            out.append((m.seat, dict(m.action)))
+            run = 0
+        elif isinstance(m, Play):
+            cards = m.action.get("cards")
+            width = len(cards) if isinstance(cards, list) else 1
+            if run and out[-1] == (m.seat, dict(m.action)) and run < width:
+                run += 1
+            else:
+                out.append((m.seat, dict(m.action)))
+                run = 1
+    return out
+
+
+def _check_signed(
+    actions: Any, signed: Sequence[tuple[int, Mapping[str, Any]]]
+) -> list[AuditFault]:
+    """Promise 5: every action of the record is the one its seat signed, and no signed action
+    is missing (the host orders, it does not forge)."""
+    if not isinstance(actions, list):
+        return [AuditFault(None, "the record's actions are not a list")]
+    for i, (raw, (seat, mine)) in enumerate(zip(actions, signed, strict=False)):
+        try:
+            theirs = Action.from_dict(mine, seat=seat)
+            ok = theirs.seat == seat and Action.from_dict(raw).to_dict() == theirs.to_dict()
+        except (ValueError, TypeError):
+            ok = False
+        if not ok:
+            return [AuditFault(None, f"action {i} of the record is not the one seat {seat} signed")]
+    if len(actions) != len(signed):
+        return [
+            AuditFault(
+                None,
+                f"the record has {len(actions)} actions, the seats signed {len(signed)}",
+            )
+        ]
+    return []
+
+
+def _proven(t: Transcript, msg: Message) -> bool:
+    """Whether ``msg`` (not yet accepted into ``t``) carries its seat's valid signature or proof
+    for the state ``t`` holds, and is not a copy of a message already in the log: only then
+    does a fault it causes prove its seat at fault."""
+    if msg in t.log or t.game_id is None or not 0 <= msg.seat < t.n:
+        return False
+    try:
+        if isinstance(msg, Commit):
+            return schnorr_verify(GROUP.check(msg.key), msg.proof, t.ctx(msg.seat, "commit"))
+        y = t.key_of(msg.seat)
+        if isinstance(msg, Shuffle):
+            digest = shuffle_digest(t.previous_stage(), msg.deck)
+            return schnorr_verify(y, msg.proof, t.ctx(msg.seat, "shuffle", (), digest))
+        if isinstance(msg, Act):
+            ctx = t.ctx(msg.seat, "act", (), signed_action(msg.index, msg.action))
+            return schnorr_verify(y, msg.proof, ctx)
+        if isinstance(msg, Play | Answer):
+            if isinstance(msg, Play):
+                step = "show" if msg.shown else "play"
+                extra = signed_action(msg.index, msg.action)
+            else:
+                step = f"not-me/{msg.rank}" if msg.position < 0 else f"show-lowest/{msg.rank}"
+                extra = b""
+            if msg.position < 0:
+                return schnorr_verify(y, msg.proof, t.ctx(msg.seat, step, (), extra))
+            ctx = t.ctx(msg.seat, step, (msg.position,), extra)
+            if msg.position in t.public:
+                return schnorr_verify(y, msg.proof, ctx)
+            if not 0 <= msg.card < 52:
+                return False
+            _, z = t.position_value(msg.position)
+            return dleq_verify(y, CARD_POINTS[CARDS[msg.card]], z, msg.proof, ctx)
+    except (ValueError, OverflowError):  # the protocol's errors, a position out of range
+        return False
+    return False
+
+
+def _revealed_inverses(log: Sequence[Message]) -> dict[int, Scalar]:
+    """The inverses of the keys revealed in the log that match their commitments: with them
+    the audit checks layer removals directly instead of their proofs."""
+    committed = {m.seat: m.key for m in log if isinstance(m, Commit)}
+    out: dict[int, Scalar] = {}
+    for m in log:
+        if not isinstance(m, KeyReveal) or m.seat not in committed:
+            continue
+        try:
+            k = GROUP.check_scalar(m.key)
+        except ValueError:
+            continue
+        if GROUP.mul_base(k) == committed[m.seat]:
+            out[m.seat] = GROUP.scalar_invert(k)
+    return out
+
+
+def _with_incomplete(faults: list[AuditFault], incomplete: bool) -> tuple[AuditFault, ...]:
+    """An incomplete transcript is a fault of the record only when nothing else explains it
+    (a game aborted for a named fault stops mid-batch)."""
+    if incomplete and not faults:
+        what = "the transcript is incomplete (a deal, refill or R-F1 step is missing)"
+        faults = [AuditFault(None, what)]
+    return tuple(faults)
+
+
+def bout_taker(
+    game: Game, defender: int | None, table: Sequence[Card], action: Action
+) -> tuple[int | None, list[Card]]:
+    """Who took which cards when ``action`` ended a bout (full information): the cards of the
+    table (before the action, plus the action's) now in the defender's hand."""
+    if defender is None:
+        return None, []
+    cards = [*table, *action.cards, *([action.card] if action.card is not None else [])]
+    hand = set(game.hand(defender))
+    taken = [c for c in cards if c in hand]
+    return (defender, taken) if taken else (None, [])
+
+
+def returned_cards(game: Game, table: Sequence[Card]) -> tuple[list[int], list[int]]:
+    """R-S3 (full information): the cards a challenge took off the table, and whose hands
+    they went back to."""
+    now = {c for pair in game.table for c in pair if c is not None}
+    cards = [int(c) for c in table if c not in now]
+    owners = [next(s for s in range(game.seats) if CARDS[c] in game.hand(s)) for c in cards]
+    return cards, owners
+
+
+def _check_actions(
+    record: Mapping[str, Any], setup: Setup, t: Transcript, deck: tuple[Card, ...]
+) -> list[AuditFault]:
+    """Replay the record's actions with the rules engine on the decoded deck: every action
+    legal, the cards of the card-playing actions exactly the cards proven in the protocol, and
+    every refill batch the one the rules call for (R-B12) with the right taker."""
+    try:
+        rules = Rules.from_dict(record.get("rules") or setup.rules)
+        actions = [Action.from_dict(a) for a in record["actions"]]
+        # A later game of a series: R-F2 picks the first attacker from the previous result.
+        prev = record.get("previous")
+        previous = GameResult.from_dict(prev) if isinstance(prev, Mapping) else None
+        game = Game.deal(rules, setup.seats, setup.dealer, deck, previous=previous)
+    except (ValueError, TypeError) as e:
+        return [AuditFault(None, f"the record's rules or actions cannot be replayed: {e}")]
+    first = t.first_attacker
+    if setup.lowest_trump and first is not None and first.seat != game.attacker:
+        # Everybody's engine started from the protocol's R-F1 answer; when a false "not me"
+        # (named above) made it wrong, replaying from the true one would name the innocent seat
+        # that attacked as the table expected.
+        return [
+            AuditFault(
+                None,
+                f"R-F1 gave the first attack to seat {first.seat}, the dealt cards to seat "
+                f"{game.attacker}: the actions are not checked against the rules",
+            )
+        ]
+    faults: list[AuditFault] = []
+    played: list[tuple[int, int, bool]] = []
+    bout_ends: list[tuple[Any, ...]] = []
+    for i, action in enumerate(actions):
+        bout, phase, defender = game.bout_number, game.phase, game.defender
+        table = [c for pair in game.table for c in pair if c is not None]
+        try:
+            game.apply(action)
+        except ValueError as e:
+            faults.append(AuditFault(action.seat, f"action {i} of the record is illegal: {e}"))
+            break
+        if action.do is Do.ATTACK:
+            played += [(action.seat, int(c), False) for c in action.cards]
+        elif action.do in (Do.COVER, Do.TRANSFER, Do.SHOW) and action.card is not None:
+            played.append((action.seat, int(action.card), action.do is Do.SHOW))
+        if game.bout_number > bout or (game.phase == "over" and phase != "over"):
+            taker, took = bout_taker(game, defender, table, action)
+            cards = frozenset(int(c) for c in took)
+            seats = tuple(game.refill_schedule())
+            bout_ends.append(("refill", seats, -1 if taker is None else taker, cards))
+        elif action.do is Do.CHALLENGE:
+            back, owners = returned_cards(game, table)
+            if back:
+                bout_ends.append(("return", tuple(back), tuple(owners)))
+    proven = [(m.seat, m.card, m.shown) for m in t.log if isinstance(m, Play)]
+    if proven != played:
+        at = next((i for i, (a, b) in enumerate(zip(proven, played, strict=False)) if a != b), None)
+        where = f"at card {at}" if at is not None else "in their number"
+        faults.append(
+            AuditFault(None, f"the record's card actions and the cards proven differ {where}")
+        )
+    moves: list[tuple[Any, ...]] = []
+    for m in t.log:
+        if isinstance(m, Refill):
+            moves.append(("refill", m.seats, m.taker, frozenset(m.taken)))
+        elif isinstance(m, Return):
+            moves.append(("return", m.cards, m.owners))
+    for k, move in enumerate(moves):
+        if k >= len(bout_ends) or bout_ends[k] != move:
+            # The host's message (its seat field is 0 whoever hosts): the host/record's fault.
+            rules_ids = "R-B12, R-B8" if move[0] == "refill" else "R-S3"
+            faults.append(
+                AuditFault(
+                    None, f"the host's {move[0]} {k + 1} does not follow the rules ({rules_ids})"
+                )
+            )
+    return faults
+
+
+def describe(report: AuditReport) -> str:
+    if report.clean:
+        return "clean"
+    return "\n".join(str(f) for f in report.faults)
+
+
+__all__ = ["CARDS", "AuditFault", "AuditReport", "NotARecord", "audit", "describe"]
