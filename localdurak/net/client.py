@@ -87,10 +87,8 @@ from localdurak.protocol.messages import (
     RemoveBot,
     Resume,
     SetRules,
-    Snapshot,
     TableClosed,
     TableState,
-    message_from_wire,
 )
 from localdurak.protocol.privacy.audit import audit as audit_record
 from localdurak.protocol.privacy.record import transcript_to_dict
@@ -627,9 +625,6 @@ class ClientSession:
                 raise ConnectionClosed(f"the host paused: {m.reason}")
             raise ConnectionClosed(f"the host said goodbye: {m.reason}")
         seq = getattr(m, "seq", None)
-        if isinstance(m, Snapshot):
-            await self._snapshot(m)
-            return
         if seq is not None and self.last_seq is not None and seq <= self.last_seq:
             return  # already applied (a resume overlapping what we had)
         try:
@@ -646,16 +641,6 @@ class ClientSession:
             raise _Broken(str(e)) from e
         if out:
             await self._send_signed(out)
-        self._notify()
-
-    async def _snapshot(self, m: Snapshot) -> None:
-        # Everything again from the game's start, through the same checks.
-        self.game = None
-        self._pending = []
-        for wire in [m.lobby, *m.log]:
-            msg = message_from_wire(wire)
-            self._apply(msg)
-        self.last_seq = m.seq
         self._notify()
 
     def _apply(self, m: Message) -> list[Signed]:

@@ -39,7 +39,6 @@ from localdurak.game.cards import Card, Suit
 from localdurak.game.engine import Game
 from localdurak.game.rules import Rules, Variant
 from localdurak.game.view import PlayerView
-from localdurak.net.identity import action_payload, public_key_bytes, verify_action
 from localdurak.protocol.errors import (
     AuthFailed,
     BadMessage,
@@ -63,6 +62,7 @@ from localdurak.protocol.privacy.messages import Message as PMessage
 from localdurak.protocol.privacy.roles import Host, Player
 from localdurak.protocol.privacy.schedule import Setup
 from localdurak.protocol.privacy.transcript import Transcript
+from localdurak.protocol.signing import action_payload, public_key_bytes, verify_action
 
 GAME_STEPS = ("play", "act")
 """Privacy steps that carry a game action."""
