@@ -168,6 +168,10 @@ async def _play(identity: Any, name: str, address: Address, args: argparse.Names
         session.trace = _print_late
     try:
         await session.start()
+    except BadPin as e:
+        # A script (join --bot) cannot be asked for the PIN: say how to give it.
+        print(f"localdurak join: {e}; give it with --pin", file=sys.stderr)
+        return 1
     except (RemoteProtocolError, ConnectionError, OSError) as e:
         print(f"localdurak join: {e}", file=sys.stderr)
         return 1

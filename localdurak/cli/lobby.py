@@ -4,7 +4,7 @@ your name.
 
 Tables come from a `TableSource`.  `default_source` uses the mDNS browser of
 `localdurak.net.discovery` when that module is present, and otherwise an empty source that
-says why.  Hosting and joining over the network need the session layer (issue 4), which is
+says why.  Hosting and joining over the network need the session layer (docs/sessions.md), which is
 Joining (Enter on a table, "a enter an address") opens a `ClientSession` to it; hosting ("h",
 then Enter) starts a `TableHost` in this process with the form's rules and seats the person at
 seat 0 (`localdurak.cli.netplay`), as ``localdurak host`` does.

@@ -63,7 +63,8 @@ def build_parser(only: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 def _only(argv: Sequence[str]) -> list[str] | None:
     """The one subcommand ``argv`` names, so that only its module is imported (the first
-    screen must come in under a second, issue 5; `--help` and mistakes get every module)."""
+    screen must come in under a second, benchmarks/client_start.py; `--help` and mistakes get
+    every module)."""
     if any(a in ("-h", "--help") for a in argv):
         return None
     i = 0

@@ -1,4 +1,4 @@
-"""The one async API the terminal client and the bots play through (issue 4 part 5).
+"""The one async API the terminal client and the bots play through (docs/sessions.md).
 
 A `TableSession` is one seat at one table.  It hands out only that seat's `PlayerView`
 (R-T4), turns its actions into the table's business, and tells its listeners when anything

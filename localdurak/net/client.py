@@ -1,7 +1,8 @@
-"""The client session: one player's connection to a table (issue 4 part 5; docs/protocol.md).
+"""The client session: one player's connection to a table (docs/sessions.md, docs/protocol.md).
 
-`ClientSession` connects by address (pinning the host's fingerprint when it is known) or by
-discovery (`find_table`), runs the handshake, and keeps:
+`ClientSession` connects to an `Address` (typed, or found by discovery: `TableBrowser` in the
+lobby and `localdurak join`), pinning the host's fingerprint when it is known, runs the
+handshake, and keeps:
 
 - a replica of the game (`SeatGame`: the engine from its own seat, its own hand, its privacy
   key), fed only by the host's relayed events, each checked (signature, counter, proofs,
@@ -23,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import random
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -45,7 +47,6 @@ from localdurak.net.api import (
     TableEvent,
 )
 from localdurak.net.identity import Identity, data_dir
-from localdurak.net.replica import GAME_STEPS, SNAPSHOT_CLASSES, SeatGame, Signed
 from localdurak.net.transport import (
     Channel,
     ConnectionClosed,
@@ -85,13 +86,12 @@ from localdurak.protocol.messages import (
     RemoveBot,
     Resume,
     SetRules,
-    Snapshot,
     TableClosed,
     TableState,
-    message_from_wire,
 )
 from localdurak.protocol.privacy.audit import audit as audit_record
 from localdurak.protocol.privacy.record import transcript_to_dict
+from localdurak.protocol.table.replica import GAME_STEPS, SNAPSHOT_CLASSES, SeatGame, Signed
 
 log = logging.getLogger(__name__)
 
@@ -617,9 +617,6 @@ class ClientSession:
                 raise ConnectionClosed(f"the host paused: {m.reason}")
             raise ConnectionClosed(f"the host said goodbye: {m.reason}")
         seq = getattr(m, "seq", None)
-        if isinstance(m, Snapshot):
-            await self._snapshot(m)
-            return
         if seq is not None and self.last_seq is not None and seq <= self.last_seq:
             return  # already applied (a resume overlapping what we had)
         try:
@@ -638,16 +635,6 @@ class ClientSession:
             await self._send_signed(out)
         self._notify()
 
-    async def _snapshot(self, m: Snapshot) -> None:
-        # Everything again from the game's start, through the same checks.
-        self.game = None
-        self._pending = []
-        for wire in [m.lobby, *m.log]:
-            msg = message_from_wire(wire)
-            self._apply(msg)
-        self.last_seq = m.seq
-        self._notify()
-
     def _apply(self, m: Message) -> list[Signed]:
         if isinstance(m, Lobby):
             self.lobby = m
@@ -657,7 +644,7 @@ class ClientSession:
                 return []
             if self.game is not None and self.game.game_id == m.game:
                 return []
-            self.game = SeatGame(m, self.my_seat, self.identity)
+            self.game = SeatGame(m, self.my_seat, self.identity, os.urandom)
             self._unchecked = []
             self._pending = []
             self._closing = False

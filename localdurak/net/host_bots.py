@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -16,10 +17,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from localdurak.game.bots import Bot, Rng, make_bot
-from localdurak.net.replica import SNAPSHOT_CLASSES, EphemeralKey, SeatGame, Signed
+from localdurak.net.identity import EphemeralKey
 from localdurak.protocol import snapshot
 from localdurak.protocol.errors import RemoteProtocolError
 from localdurak.protocol.messages import GameStarted, Privacy, PrivacyEvent
+from localdurak.protocol.table.replica import SNAPSHOT_CLASSES, SeatGame, Signed
 
 if TYPE_CHECKING:
     from localdurak.net.peer import SeatSlot
@@ -129,7 +131,7 @@ class HostBots:
         out: list[Signed] = []
         try:
             if isinstance(event, GameStarted):
-                bot.game = SeatGame(event, s, bot.key)
+                bot.game = SeatGame(event, s, bot.key, os.urandom)
                 bot.pending = []
                 out = bot.game.start()
             elif bot.game is not None and event.game == bot.game.game_id:

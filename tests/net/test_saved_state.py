@@ -20,9 +20,9 @@ from localdurak.game.rules import Rules
 from localdurak.net.client import Address, ClientSession
 from localdurak.net.host import HostOptions, TableHost
 from localdurak.net.host_bots import BotSeat
-from localdurak.net.identity import load_or_create
-from localdurak.net.replica import EphemeralKey, SeatGame
+from localdurak.net.identity import EphemeralKey, load_or_create
 from localdurak.protocol import snapshot
+from localdurak.protocol.table.replica import SeatGame
 from tests.support.net_play import MemoryGame
 
 

@@ -336,7 +336,7 @@ class _Sampler:
         opener: int | None,
     ) -> Game:
         """A full-information `Game` at the view's position with the world's cards (the
-        engine's own state, as tests/engine_helpers.position builds one)."""
+        engine's own state, as tests/support/engine_helpers.position builds one)."""
         hands, stock, discarded = world
         g = Game(rules, v.seats, v.dealer, v.trump)
         g._hands = list(hands)

@@ -241,7 +241,7 @@ class Transcript:
         advanced.  ``verify`` False skips proofs (a seat's own messages).
 
         ``signed``: the message came under its sender's identity signature, already checked
-        (a relayed step, `localdurak.net.identity.verify_action`).  Then a proof that says no
+        (a relayed step, `localdurak.protocol.signing.verify_action`).  Then a proof that says no
         more than who sent it — the Schnorr proof of an act, or of a play of a public or
         taken card — is left to the audit, which checks every proof of the transcript: it
         would only repeat the signature's check on every player's path to the screen.  Proofs
@@ -454,8 +454,9 @@ class Transcript:
 
     def next_unverified(self) -> tuple[Chunk, int] | None:
         """A strip of a complete chunk not verified yet (the earliest), or None.  A player
-        verifies these while the table is quiet (`localdurak.net.replica.SeatGame.verify_ahead`)
-        instead of at the first play from the chunk, which is on everybody's path to the
+        verifies these while the table is quiet
+        (`localdurak.protocol.table.replica.SeatGame.verify_ahead`) instead of at the first play
+        from the chunk, which is on everybody's path to the
         screen; what they prove is the same."""
         batches = self.schedule.batches
         # Chunks before the cursor are complete with every strip verified, for good (strips

@@ -1,7 +1,8 @@
 """One game of the series as each party keeps it: the bridge between the wire messages
 (docs/protocol.md §5), the card-privacy protocol (privacy.md) and the rules engine.
 
-Sans-I/O (no sockets, no clocks); used by the asyncio host and client sessions.
+Sans-I/O (no sockets, no clocks, no random source but the one it is given); used by the asyncio
+host and client sessions (localdurak.net).
 
 - `SeatGame` — one seat: its privacy `Player` (its own key), and the engine on what that seat
   may know (``Game.hidden`` from its own seat).  It checks every relayed message (the seat's
@@ -27,19 +28,15 @@ random source: proof nonces would repeat for different statements and leak the k
 from __future__ import annotations
 
 import copy
-import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
-
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from localdurak.game.actions import Action, ActionFormatError, Do, GameResult, IllegalAction
 from localdurak.game.cards import Card, Suit
 from localdurak.game.engine import Game
 from localdurak.game.rules import Rules, Variant
 from localdurak.game.view import PlayerView
-from localdurak.net.identity import action_payload, public_key_bytes, verify_action
 from localdurak.protocol import snapshot
 from localdurak.protocol.errors import (
     AuthFailed,
@@ -52,6 +49,7 @@ from localdurak.protocol.errors import (
 )
 from localdurak.protocol.messages import GameStarted, Privacy, PrivacyEvent
 from localdurak.protocol.privacy.events import CardTurned, FirstAttacker, HandDealt, KeysRevealed
+from localdurak.protocol.privacy.group import RandomBytes
 from localdurak.protocol.privacy.messages import (
     Act,
     MessageError,
@@ -64,6 +62,7 @@ from localdurak.protocol.privacy.messages import Message as PMessage
 from localdurak.protocol.privacy.roles import Host, Player
 from localdurak.protocol.privacy.schedule import Setup
 from localdurak.protocol.privacy.transcript import Transcript
+from localdurak.protocol.signing import action_payload, verify_action
 
 GAME_STEPS = ("play", "act")
 """Privacy steps that carry a game action."""
@@ -275,7 +274,7 @@ class SeatGame:
         started: GameStarted,
         seat: int,
         signer: Signer,
-        rng: Callable[[int], bytes] = os.urandom,
+        rng: RandomBytes,
     ) -> None:
         if not 0 <= seat < len(started.keys):
             raise ValueError(f"seat {seat} is not at this table")
@@ -795,27 +794,6 @@ class HostGame:
     def transcript(self) -> dict[str, Any]:
         self.verify_idle()  # everything verified before the record is written
         return self.privacy.transcript()
-
-
-class EphemeralKey:
-    """A signing key that lives in memory only: an in-process bot's seat key."""
-
-    def __init__(self, private: Ed25519PrivateKey | None = None) -> None:
-        self.private = private if private is not None else Ed25519PrivateKey.generate()
-
-    @property
-    def public_key(self) -> bytes:
-        return public_key_bytes(self.private.public_key())
-
-    def sign(self, data: bytes) -> bytes:
-        return self.private.sign(data)
-
-    def private_bytes(self) -> bytes:
-        return self.private.private_bytes_raw()
-
-    @classmethod
-    def from_private_bytes(cls, raw: bytes) -> EphemeralKey:
-        return cls(Ed25519PrivateKey.from_private_bytes(raw))
 
 
 SNAPSHOT_CLASSES: tuple[type[Any], ...] = (SeatGame, Signed, _Counters)
