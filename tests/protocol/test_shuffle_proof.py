@@ -23,7 +23,7 @@ from localdurak.protocol.privacy.group import GROUP, T2, Point, Scalar
 from localdurak.protocol.privacy.messages import Message, Seed, Shuffle, Strip
 from localdurak.protocol.privacy.proofs import Context
 from localdurak.protocol.privacy.shuffle import proof_size, shuffle_prove, shuffle_verify
-from tests.privacy_play import table
+from tests.support.privacy_play import table
 from tests.support.privacy_sim import MemoryTable, resign_stage, unwire
 
 RNG = random.Random(7).randbytes

@@ -1,11 +1,16 @@
-"""Suite 4 (issue 6): bot games in a row at one host process (tests/soak/endurance.py)."""
+"""Soak suite 4: bot games in a row at one host process (tests/soak/endurance.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.soak.common import FULL
 from tests.soak.endurance import run_endurance
+
+# A long run (the quick suite is `pytest -m "not slow"`; CI runs everything).
+pytestmark = pytest.mark.slow
 
 GAMES = 200 if FULL else 5
 

@@ -1,4 +1,4 @@
-"""Suite 2 (issue 6): kill -9 and restarts of clients and the host, link cuts, in one game
+"""Soak suite 2: kill -9 and restarts of clients and the host, link cuts, in one game
 (tests/soak/faults.py).  Needs root and ``ip netns`` (CI runs as root)."""
 
 from __future__ import annotations
@@ -7,9 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from tests import netns
 from tests.soak.common import FULL
 from tests.soak.faults import run_faults
+from tests.support import netns
+
+# A long run (the quick suite is `pytest -m "not slow"`; CI runs everything).
+pytestmark = pytest.mark.slow
 
 COUNTS = (
     {"client_kills": 20, "host_kills": 3, "link_cuts": 6}

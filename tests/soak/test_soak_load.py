@@ -1,11 +1,16 @@
-"""Suite 3 (issue 6): idle and slow connections beside a 6-player game (tests/soak/load.py)."""
+"""Soak suite 3: idle and slow connections beside a 6-player game (tests/soak/load.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.soak.common import FULL
 from tests.soak.load import run_load
+
+# A long run (the quick suite is `pytest -m "not slow"`; CI runs everything).
+pytestmark = pytest.mark.slow
 
 GAMES = 6 if FULL else 1
 
