@@ -47,6 +47,7 @@ from localdurak.net.api import (
     TableEvent,
 )
 from localdurak.net.identity import Identity, data_dir
+from localdurak.net.table_store import fsync_paths, write_atomic
 from localdurak.net.transport import (
     Channel,
     ConnectionClosed,
@@ -795,7 +796,7 @@ class ClientSession:
         data = snapshot.dumps(saved, kind="session", classes=SNAPSHOT_CLASSES)
         try:
             self._state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-            snapshot.write_atomic(path, data)
+            write_atomic(path, data)
         except OSError as e:
             # The game goes on from memory; the next save tries again.
             if self.save_problem is None:
@@ -820,7 +821,7 @@ class ClientSession:
         async def sync() -> None:
             try:
                 await asyncio.sleep(SYNC_PAUSE_S)
-                await asyncio.to_thread(snapshot.fsync_paths, [path])
+                await asyncio.to_thread(fsync_paths, [path])
             finally:
                 self._syncing = None
 
@@ -880,7 +881,7 @@ class ClientSession:
         self._pending = list(saved["pending"])
         if saved["game"] is not None:
             try:
-                self.game = SeatGame.thaw(saved["game"], self.identity)
+                self.game = SeatGame.thaw(saved["game"], self.identity, os.urandom)
             except (snapshot.SnapshotError, ValueError) as e:
                 log.warning("cannot read the saved seat's game: %s", e)
                 self.my_seat, self.last_seq, self._pending = None, None, []

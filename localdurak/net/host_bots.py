@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, cast
 
 from localdurak.game.bots import Bot, Rng, make_bot
 from localdurak.net.identity import EphemeralKey
+from localdurak.net.table_store import write_atomic
 from localdurak.protocol import snapshot
 from localdurak.protocol.errors import RemoteProtocolError
 from localdurak.protocol.messages import GameStarted, Privacy, PrivacyEvent
@@ -72,7 +73,7 @@ class BotSeat:
             "pending": self.pending,
         }
         data = snapshot.dumps(state, kind="bot", classes=SNAPSHOT_CLASSES)
-        snapshot.write_atomic(self.path, data)
+        write_atomic(self.path, data)
         self.bytes_written += len(data)
 
     def load(self) -> None:
@@ -86,7 +87,7 @@ class BotSeat:
         self.last_seq = state["last_seq"]
         self.pending = list(state["pending"])
         if state["game"] is not None:
-            self.game = SeatGame.thaw(state["game"], self.key)
+            self.game = SeatGame.thaw(state["game"], self.key, os.urandom)
 
     def close(self) -> None:
         pass

@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,6 @@ from localdurak.protocol.errors import RemoteProtocolError
 from localdurak.protocol.messages import Message, message_from_wire, message_to_wire
 from localdurak.protocol.privacy.audit import audit
 from localdurak.protocol.records import read_journal
-from localdurak.protocol.snapshot import fsync_paths
 
 SYNC_PAUSE_S = 0.05
 """The pause after each fsync of the journal and the event log (`TableStore.sync_soon`): at
@@ -238,3 +237,39 @@ def table_state(journal: Path) -> tuple[Path, dict[str, Any]]:
     if not isinstance(state, dict):
         raise ValueError("the table's saved state is not an object")
     return state_dir, state
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Replace ``path`` by ``data`` at once (a temporary file renamed over it, 0600): a reader
+    or a crash sees the old whole file or the new one.  Its fsync is the caller's, coalesced
+    (`fsync_paths`): one per save would cost ~10 ms each on the table's loop."""
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
+def fsync_paths(paths: Iterable[Path]) -> None:
+    """Get the files and their folders onto the disk (after `write_atomic`); a file gone
+    meanwhile is skipped."""
+    dirs: set[Path] = set()
+    for p in paths:
+        with contextlib.suppress(OSError):
+            fd = os.open(p, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            dirs.add(p.parent)
+    for d in dirs:
+        with contextlib.suppress(OSError):
+            fd = os.open(d, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)

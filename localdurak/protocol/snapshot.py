@@ -10,20 +10,18 @@ list (`ALLOWED_MODULES` plus what the caller names), by their names, without cal
 references come back shared (``[REF, n]``).
 
 An old pickle is refused with a message (`SnapshotError`), never loaded; so is a snapshot of
-another `VERSION`.  Writing goes to a temporary file, renamed over the old one
-(`write_atomic`): the file is always one whole snapshot, never an append log.
+another `VERSION`.  No I/O here (the layer is sans-I/O): `net.table_store.write_atomic`
+writes a snapshot to a temporary file renamed over the old one, so the file is always one
+whole snapshot, never an append log.
 """
 
 from __future__ import annotations
 
 import collections
-import contextlib
 import enum
 import importlib
-import os
 import types
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -49,9 +47,6 @@ ALLOWED_MODULES = (
     "localdurak.protocol.privacy.proofs",
 )
 """The modules whose classes a snapshot may hold (those missing in this version are skipped)."""
-
-_FUNCTIONS: dict[str, Any] = {"os.urandom": os.urandom}
-"""The only callables a snapshot may name: the seat's source of randomness."""
 
 # Tags: the first item of every list in the tree.
 LIST, TUPLE, DICT, SET, FROZENSET, DEQUE, OBJ, ENUM, INTSUB, BIGINT, REF, FUNC = range(12)
@@ -141,9 +136,6 @@ class _Encoder:
         if t is bytearray:
             return bytes(o)
         if isinstance(o, _CODE):
-            for name, fn in _FUNCTIONS.items():
-                if o is fn:
-                    return [FUNC, name]
             raise SnapshotError(f"a snapshot holds no code ({o!r})")
         seen = self.memo.get(id(o))
         if seen is not None:
@@ -208,10 +200,7 @@ class _Decoder:
         if tag == BIGINT:
             return int.from_bytes(node[1], "big", signed=True)
         if tag == FUNC:
-            fn = _FUNCTIONS.get(node[1])
-            if fn is None:
-                raise SnapshotError(f"{node[1]!r} is not a function a snapshot may name")
-            return fn
+            raise SnapshotError(f"{node[1]!r} is not a function a snapshot may name")
         if tag == LIST:
             out: list[Any] = []
             self.memo.append(out)
@@ -303,39 +292,3 @@ def loads(data: bytes, *, kind: str, classes: Iterable[type[Any]] = ()) -> Any:
         raise
     except (IndexError, KeyError, TypeError, ValueError, AttributeError) as e:
         raise SnapshotError(f"a damaged saved state ({type(e).__name__}: {e})") from None
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace ``path`` by ``data`` at once (a temporary file renamed over it, 0600): a reader
-    or a crash sees the old whole file or the new one.  Its fsync is the caller's, coalesced
-    (`fsync_paths`): one per save would cost ~10 ms each on the table's loop."""
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
-
-
-def fsync_paths(paths: Iterable[Path]) -> None:
-    """Get the files and their folders onto the disk (after `write_atomic`); a file gone
-    meanwhile is skipped."""
-    dirs: set[Path] = set()
-    for p in paths:
-        with contextlib.suppress(OSError):
-            fd = os.open(p, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            dirs.add(p.parent)
-    for d in dirs:
-        with contextlib.suppress(OSError):
-            fd = os.open(d, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)

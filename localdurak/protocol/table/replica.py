@@ -559,11 +559,13 @@ class SeatGame:
         return None if self.game is None else self.game.result
 
     def freeze(self) -> bytes:
-        """Everything but the signing key, for the client's file (0600, data dir)."""
+        """Everything but the signing key and the source of randomness (a snapshot holds
+        no code: `thaw` is given both again), for the client's file (0600, data dir)."""
         # The seat's copy of the privacy log is never read again (the host's transcript is the
         # record); leaving it out makes saving several times cheaper.
         # Nor is the seat engine's action log (the host's journal is the record).
         signer, self.signer = self.signer, None  # type: ignore[assignment]
+        rng, self.player._rng = self.player._rng, None  # type: ignore[assignment]
         log, self.player.t.log = self.player.t.log, []
         actions: list[Action] = []
         if self.game is not None:
@@ -572,16 +574,20 @@ class SeatGame:
             return snapshot.dumps(self, kind="seat", classes=SNAPSHOT_CLASSES)
         finally:
             self.signer = signer
+            self.player._rng = rng
             self.player.t.log = log
             if self.game is not None:
                 self.game.log = actions
 
     @staticmethod
-    def thaw(data: bytes, signer: Signer) -> SeatGame:
+    def thaw(data: bytes, signer: Signer, rng: RandomBytes) -> SeatGame:
+        """A seat from `freeze`; `snapshot.SnapshotError` (a ValueError) for an old pickle,
+        another version's snapshot or a damaged one."""
         seat = snapshot.loads(data, kind="seat", classes=SNAPSHOT_CLASSES)
         if not isinstance(seat, SeatGame):
             raise ValueError("not a saved seat")
         seat.signer = signer
+        seat.player._rng = rng
         seat.log_complete = False  # the privacy log was not saved: no audit of our own
         seat.__dict__.setdefault("_unrelayed", {})  # saved by a version without it
         return seat
