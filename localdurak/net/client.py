@@ -33,9 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from localdurak.game.actions import Action, Do, GameResult, IllegalAction
+from localdurak.game.actions import Action, GameResult, IllegalAction
 from localdurak.game.bots import Bot, Rng, make_bot
-from localdurak.game.engine import Game
 from localdurak.game.rules import Rules
 from localdurak.game.view import PlayerView
 from localdurak.net.api import (
@@ -46,6 +45,7 @@ from localdurak.net.api import (
     EventKind,
     SeriesScore,
     TableEvent,
+    table_events,
 )
 from localdurak.net.identity import Identity, data_dir
 from localdurak.net.transport import (
@@ -116,33 +116,6 @@ SAVE_LATER_S = 0.5
 actions share one save, made while the table is quiet."""
 SESSION_FILE_MAX = 32 * 1024 * 1024
 """The session file is rewritten from scratch when it grows past this."""
-
-
-@dataclass(frozen=True)
-class _Before:
-    """The public state before an action, to word the table's log."""
-
-    bout: int
-    taking: bool
-    defender: int | None
-    table: tuple[Any, ...]
-    out: tuple[int, ...]
-    marked: tuple[int, ...]
-    result: GameResult | None
-
-    @classmethod
-    def of(cls, g: Game | None) -> _Before | None:
-        if g is None:
-            return None
-        return cls(
-            g.bout_number,
-            g.phase == "taking",
-            g.defender,
-            tuple(g.table),
-            tuple(g.out),
-            tuple(g.marked),
-            g.result,
-        )
 
 
 class SessionClosed(ConnectionError):
@@ -664,12 +637,11 @@ class ClientSession:
                 return []
             if m.seat == self.my_seat:
                 self._pending = [p for p in self._pending if p.n != m.n]
-            before = _Before.of(self.game.game)
             t0 = time.monotonic()
             out = self.game.receive(m, defer=True)
             action = self.game.last_action
-            if action is not None and self.game.game is not None and before is not None:
-                self._log_action(action, before, self.game.game)
+            if action is not None:
+                self._events += table_events(action, self.game.last_outcome)
             if self.trace is not None:
                 self._trace(m, t0)
             return out
@@ -705,34 +677,6 @@ class ClientSession:
             self._forget()
             return []
         return []
-
-    def _log_action(self, action: Action, before: _Before, g: Game) -> None:
-        """The table's log (api.TableEvent) for one applied action."""
-        if action.do is Do.CHALLENGE:
-            marked = [s for s in g.marked if s not in before.marked]
-            caught = bool(marked) and marked[0] != action.seat
-            self._events.append(
-                TableEvent(
-                    EventKind.CHALLENGE,
-                    seat=action.seat,
-                    action=action,
-                    caught=caught,
-                    marked=marked[0] if marked else None,
-                )
-            )
-        else:
-            opens = action.do is Do.ATTACK and not before.table
-            self._events.append(
-                TableEvent(EventKind.ACTION, seat=action.seat, action=action, opens=opens)
-            )
-        if g.bout_number != before.bout or (g.result is not None and before.result is None):
-            if before.taking or action.do is Do.TAKE:
-                self._events.append(TableEvent(EventKind.TOOK, seat=before.defender))
-            else:
-                self._events.append(TableEvent(EventKind.BITO, seat=before.defender))
-        for s in g.out:
-            if s not in before.out:
-                self._events.append(TableEvent(EventKind.OUT, seat=s))
 
     async def _audit_later(self, g: SeatGame) -> None:
         verdict = await asyncio.to_thread(self._own_audit, g)
