@@ -65,7 +65,15 @@ async def _until(app: DurakApp, text: str, timeout: float = 10.0) -> str:
 
 
 async def _quit(app: DurakApp, pipe: PipeInput, task: asyncio.Task[int]) -> int:
+    """`q`, and `y` to the question it asks mid-game (issue 13 item 1)."""
     pipe.send_text("q")
+    for _ in range(100):
+        if task.done():
+            break
+        if app.ui.confirm:
+            pipe.send_text("y")
+            break
+        await asyncio.sleep(0.02)
     return await asyncio.wait_for(task, 10)
 
 

@@ -7,7 +7,7 @@ given width; the application (`localdurak.cli.app`) holds the state they read (`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -32,6 +32,10 @@ from localdurak.net.api import TableEvent
 CELL = 5
 """Width of one card cell: "10♥" plus spacing."""
 
+HAND_KEYS = "1234567890-="
+"""The keys of the first twelve cards of a hand, in order, shown under them (a long hand's
+eleventh and twelfth cards have keys too, issue 13 item 11)."""
+
 
 @dataclass
 class TableUI:
@@ -48,6 +52,8 @@ class TableUI:
     challenge: bool = False
     """`c` pressed: the next table card picked is challenged (R-S2)."""
     table_cursor: int = 0
+    confirm: str = ""
+    """A question waiting for y/n (leaving the table, issue 13 item 1); "" when none."""
     message: str = ""
     message_error: bool = False
     show_help: bool = False
@@ -280,8 +286,8 @@ def hand(
     ascii_only: bool = False,
     on_click: Click | None = None,
 ) -> StyleAndTextTuples:
-    """Your hand, sorted with trumps last; legal cards bright, the others dim; numbers under
-    the first ten (1-9, 0)."""
+    """Your hand, sorted with trumps last; legal cards bright, the others dim; its keys under
+    the first twelve (1-9, 0, -, =)."""
     cards = view.hand
     if not cards:
         return [("class:dim", "  " + _("(no cards)")), ("", "\n")]
@@ -300,7 +306,7 @@ def hand(
                 style += " class:marked"
             on = i == ui.selected and not ui.focus_table and not ui.challenge
             line.append((style, _boxed(card_text(card, ascii_only), on), *_handler(on_click, i)))
-            num = str((i + 1) % 10) if i < 10 else ""
+            num = HAND_KEYS[i] if i < len(HAND_KEYS) else ""
             if card in ui.marked:
                 # Space marked it for a lead of several (visible without colour too).
                 nums.append(("class:marked-number", pad("•" + num, CELL)))
@@ -321,18 +327,29 @@ def status_line(
     *,
     closing: bool = False,
     ascii_only: bool = False,
+    held: Mapping[int, float] | None = None,
 ) -> StyleAndTextTuples:
     """The ▶ line (two lines when the text is long: a refusal's reason is never cut)."""
     arrow = ">" if ascii_only else "▶"
-    if ui.message:
+    if ui.confirm:
+        style, text = "class:status-error", ui.confirm
+    elif ui.message:
         style = "class:status-error" if ui.message_error else "class:status"
         text = ui.message
     elif ui.challenge:
-        style, text = "class:status", _("Challenge which card? 1-9 or ←→, Enter; Esc cancels.")
+        # A number only points (the trap of issue 13 item 4: it challenged at once, and the
+        # Enter the line asked for then played a hand card).
+        style, text = (
+            "class:status",
+            _("Challenge which card? Point with 1-9 or ←→, Enter challenges; Esc cancels."),
+        )
     elif ui.focus_table:
-        style, text = "class:status", _("Cover which card? 1-6 or ←→, Enter; Tab back.")
+        style, text = (
+            "class:status",
+            _("Cover which card? Point with 1-6 or ←→, Enter covers; Tab back."),
+        )
     else:
-        text = status_text(view, names, closing=closing, ascii_only=ascii_only)
+        text = status_text(view, names, closing=closing, ascii_only=ascii_only, held=held)
         mine = any(a.do is not Do.CHALLENGE for a in view.legal)
         style = "class:status" if mine else "class:status-wait"
     lines = wrap(text, width - 4)
