@@ -15,7 +15,7 @@ bytes per game (frames the host sent and received).  Targets (issue 4): under
 
 Without ``--game``: how fast a table becomes visible on the LAN:
 
-Makes a private LAN of network namespaces (tests/netns.py: a bridge, veth pairs, TEST-NET-1
+Makes a private LAN of network namespaces (tests/support/netns.py: a bridge, veth pairs, TEST-NET-1
 addresses; nothing on a real interface), runs a browser in one namespace — as the lobby
 does, browsing continuously — and, run after run, a host advertising a new table in
 another.  It reports the time from the advertiser's start (zeroconf loaded, the call to
@@ -38,10 +38,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from tests import netns  # noqa: E402
-from tests.test_net_discovery import Proc  # noqa: E402
+from tests.net.test_discovery import Proc  # noqa: E402
+from tests.support import netns  # noqa: E402
 
-PEER = REPO / "tests" / "mdns_peer.py"
+PEER = REPO / "tests" / "support" / "mdns_peer.py"
 
 
 def measure(lan: netns.NetnsLan, browser: Proc, probe: str, run: int) -> float:
@@ -106,8 +106,8 @@ def measure_cold(lan: netns.NetnsLan, run: int) -> float:
 
 def game_run(players: int, deck: int, home: Path, delay: float) -> dict[str, float]:
     """One game: host + ``players`` bot clients; the deal time, latencies, bytes."""
-    from tests.procs import Proc as LineProc
-    from tests.procs import env_for, localdurak
+    from tests.support.procs import Proc as LineProc
+    from tests.support.procs import env_for, localdurak
 
     env = env_for(home / "host", LOCALDURAK_TRACE="late", LOCALDURAK_NO_MDNS="1")
     host = LineProc(

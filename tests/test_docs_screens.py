@@ -26,7 +26,7 @@ def render() -> str:
         "# Screens of the terminal client",
         "",
         "Text captures of the real layout at 80×24, taken by the headless tests",
-        "(`tests/test_cli_app.py`, files under `tests/golden/`). Colour is not shown here:",
+        "(`tests/cli/test_app.py`, files under `tests/golden/`). Colour is not shown here:",
         "on a terminal, cards you may play are bright and the others dim, ♥♦ are red, and",
         "the selected card is also marked `[7♠]` so it reads without colour.",
         "",

@@ -1,4 +1,4 @@
-"""``localdurak join [TABLE] [--address HOST:PORT] [--bot [--level random|normal]] [--name NAME]``
+"""``localdurak join [TABLE] [--address HOST:PORT] [--bot [--level L]] [--name NAME]``
 (cli.md): join a table found on the network (by part of its name) or by address.  Without
 ``--bot`` the person plays in the terminal client (with neither TABLE nor ``--address``: the
 lobby's list to pick from); with ``--bot`` a bot plays the seat and the

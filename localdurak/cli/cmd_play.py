@@ -11,6 +11,7 @@ from typing import Any
 
 from localdurak.cli import i18n, settings
 from localdurak.cli.options import add_rules_options, client_parent, rules_from_args
+from localdurak.game.bots import BOT_LEVELS
 from localdurak.game.rules import RulesError
 
 
@@ -27,9 +28,7 @@ def register(subparsers: Any) -> None:
         description="Play Durak on this laptop against 1 to 5 bots.",
     )
     p.add_argument("--bots", type=int, default=None, metavar="K", help="bots, 1..5 (default 2)")
-    p.add_argument(
-        "--level", choices=("random", "normal"), default="normal", help="the bots' level"
-    )
+    p.add_argument("--level", choices=BOT_LEVELS, default="normal", help="the bots' level")
     p.add_argument("--seed", type=int, default=None, help="shuffle with this seed (replays)")
     p.add_argument(
         "--speed", type=float, default=0.7, metavar="S", help="seconds between bot moves"

@@ -16,7 +16,6 @@ import gettext
 import io
 import os
 import struct
-from collections.abc import Iterable
 from importlib import resources
 
 _current: gettext.NullTranslations = gettext.NullTranslations()
@@ -142,31 +141,64 @@ def load(code: str) -> gettext.NullTranslations:
     return gettext.GNUTranslations(io.BytesIO(compile_mo(parse_po(text))))
 
 
+# Locale names that mean one of our catalogs under another name.  Chinese: seed 004 is
+# Traditional, so zh_TW, zh_HK, zh_MO and the script tag Hant read the zh_Hant catalog.
+# reading: zh_CN, zh_SG and Hans (Simplified) also get zh_Hant — the only Chinese catalog we
+# have, and a Simplified reader reads Traditional far better than English; a zh_Hans.po
+# dropped into locale/ would take them over (an exact catalog name wins over an alias).
+# "ua" is the country code people often type for Ukrainian.
+ALIASES = {
+    "zh": "zh_Hant",
+    "zh_tw": "zh_Hant",
+    "zh_hk": "zh_Hant",
+    "zh_mo": "zh_Hant",
+    "zh_hant": "zh_Hant",
+    "zh_hant_tw": "zh_Hant",
+    "zh_hant_hk": "zh_Hant",
+    "zh_cn": "zh_Hant",
+    "zh_sg": "zh_Hant",
+    "zh_hans": "zh_Hant",
+    "zh_hans_cn": "zh_Hant",
+    "ua": "uk",
+    "uk_ua": "uk",
+}
+
+
+def _catalog_for(name: str, have: list[str]) -> str | None:
+    """The catalog code for a locale or language name ("uk_UA.UTF-8", "zh-Hant", "pl")."""
+    base = name.split(".")[0].split("@")[0].replace("-", "_")
+    by_lower = {code.lower(): code for code in have}
+    for candidate in (base, base.split("_")[0]):
+        key = candidate.lower()
+        if key in by_lower:
+            return by_lower[key]
+        alias = ALIASES.get(key)
+        if alias in have:
+            return alias
+    return None
+
+
 def pick(requested: str | None = None, env: dict[str, str] | None = None) -> str:
     """The language to use: ``requested`` (``--lang``), else the environment's first
-    language we have, else English."""
+    language we have (``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``, the first of them
+    that is set), else English."""
     have = available()
-    candidates: Iterable[str]
     if requested:
-        candidates = [requested]
-    else:
-        e = os.environ if env is None else env
-        found: list[str] = []
-        for var in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
-            value = e.get(var)
-            if value:
-                found.extend(value.split(":"))
-                break
-        candidates = found
-    for c in candidates:
-        base = c.split(".")[0].split("@")[0]
-        for code in (base, base.split("_")[0]):
-            if code in have:
-                return code
-        if requested:
+        code = _catalog_for(requested, have)
+        if code is None:
             raise CatalogError(
                 f"no catalog for language {requested!r}; available: {', '.join(have)}"
             )
+        return code
+    e = os.environ if env is None else env
+    for var in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = e.get(var)
+        if value:
+            for name in value.split(":"):
+                code = _catalog_for(name, have) if name else None
+                if code is not None:
+                    return code
+            break
     return "en"
 
 
@@ -189,3 +221,7 @@ def _(message: str) -> str:
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The message for count ``n`` in the player's language (its plural rules)."""
     return _current.ngettext(singular, plural, n)
+
+
+EXTRA_MESSAGES: tuple[str, ...] = ()
+"""Messages translated here that no ``_()`` call in the client names (argparse's own)."""

@@ -31,7 +31,7 @@ from prompt_toolkit.widgets import TextArea
 
 from localdurak.cli import settings
 from localdurak.cli.i18n import _
-from localdurak.cli.table import pad
+from localdurak.cli.table import pad, wrap
 from localdurak.game.rules import (
     OPTION_NAMES,
     DurenLeads,
@@ -662,13 +662,7 @@ class Lobby:
 
 def _wrap(text: str, width: int, style: str, indent: str) -> StyleAndTextTuples:
     out: StyleAndTextTuples = []
-    line = ""
-    for word in text.split():
-        if line and len(line) + 1 + len(word) > width:
+    for line in wrap(text, width):
+        if line:
             out += [(style, indent + line), ("", "\n")]
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
-    if line:
-        out += [(style, indent + line), ("", "\n")]
     return out

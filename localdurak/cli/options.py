@@ -23,7 +23,9 @@ def client_parent() -> argparse.ArgumentParser:
     so that the subcommand's parser never overwrites the value given before its name."""
     parent = argparse.ArgumentParser(add_help=False)
     parent.add_argument(
-        "--lang", default=argparse.SUPPRESS, help="language: en, ru (default: from LANG)"
+        "--lang",
+        default=argparse.SUPPRESS,
+        help="language: en, ru, uk, pl, zh (default: from the system locale)",
     )
     parent.add_argument(
         "--ascii",
@@ -39,7 +41,11 @@ def add_top_options(parser: argparse.ArgumentParser) -> None:
     their defaults; ``--name`` there is the player's name for every subcommand."""
     parser.add_argument("--name", dest="player_name", help="your name at the table (remembered)")
     parser.add_argument("--ascii", action="store_true", help="letters instead of suit symbols")
-    parser.add_argument("--lang", default=None, help="language: en, ru (default: from LANG)")
+    parser.add_argument(
+        "--lang",
+        default=None,
+        help="language: en, ru, uk, pl, zh (default: from the system locale)",
+    )
 
 
 def _choices(kind: Any) -> list[str]:

@@ -359,16 +359,38 @@ def status_line(
     return out
 
 
+# Punctuation that may not begin a line of Chinese text (it stays with the character before).
+_NO_LINE_START = "，。、：；！？）」』》…—"
+
+
 def wrap(text: str, width: int) -> list[str]:
-    """Words of ``text`` in lines of at most ``width`` cells."""
+    """Words of ``text`` in lines of at most ``width`` cells.  Text without spaces between
+    its words (Chinese) breaks between any two characters, so it wraps instead of running
+    off the screen; so does a word longer than a line."""
     lines: list[str] = []
     line = ""
     for word in text.split():
-        if line and get_cwidth(line) + 1 + get_cwidth(word) > width:
+        sep = " " if line else ""
+        if get_cwidth(line + sep + word) <= width:
+            line += sep + word
+            continue
+        wide = any(get_cwidth(ch) > 1 for ch in word)
+        if not wide and get_cwidth(word) <= width:
             lines.append(line)
             line = word
-        else:
-            line = f"{line} {word}" if line else word
+            continue
+        if not wide and line:  # a too-long word starts its own line
+            lines.append(line)
+            line, sep = "", ""
+        for ch in sep + word:
+            if get_cwidth(line + ch) <= width:
+                line += ch
+                continue
+            carry = ""
+            if ch in _NO_LINE_START and len(line) > 1:
+                line, carry = line[:-1], line[-1]
+            lines.append(line.rstrip())
+            line = (carry + ch).lstrip()
     return [*lines, line] if line or not lines else lines
 
 

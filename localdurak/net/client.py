@@ -902,7 +902,7 @@ async def play_as_bot(
 ) -> None:
     """Play the session's seat with a bot until the table closes: ready in the lobby, an
     action whenever the bot's view allows one."""
-    bot: Bot = make_bot(level, cast(Rng, rng or random.Random()))
+    bot: Bot = make_bot(level, cast(Rng, rng or random.Random()), clock=time.perf_counter)
     emit = on_event or (lambda e: None)
     ready_for: int | None = None
     seen_results = 0

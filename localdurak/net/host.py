@@ -1,21 +1,22 @@
-"""The host: a table's authority (issue 4 part 4; docs/protocol.md §4-§7).
+"""The host: a table's authority (docs/protocol.md §4-§7).
 
 A `TableHost` serves TLS (`transport.serve`), admits players (`transport.host_handshake`, the
 PIN gate), keeps the lobby (seats, names, ready, the rules, bots filling seats), starts a game
 when every seat is taken and every player ready, and then runs it:
 
-- every command from every seat (remote players and the in-process bots) goes through one
-  queue, so the table has one order; a `HostGame` accepts or refuses each (the signature and
-  counter, the card-privacy proofs, the rules engine on public information) and the host relays
-  what it accepts, unchanged, to every seat as numbered events; a refusal goes to its sender
-  alone;
+- every command from every seat (remote players and the in-process bots) and every timer goes
+  through one typed inbox (`Item`), so the table has one order; a `HostGame` accepts or
+  refuses each command (the signature and counter, the card-privacy proofs, the rules engine
+  on public information) and the host relays what it accepts, unchanged, to every seat as
+  numbered events; a refusal goes to its sender alone;
+- the table's phase is one value (`Phase`), changed only along `TRANSITIONS`;
 - the host holds no secret: each bot is a `SeatGame` with its own keys, reading only its
-  seat's view (R-T4), like a remote player;
-- every accepted step and action is written at once to the game's journal (JSON Lines,
-  `localdurak.protocol.records`), and every event to the table's event log, so a crash loses
-  nothing: ``localdurak host --resume JOURNAL`` carries the table on (`TableHost.resume`);
+  seat's view (R-T4), like a remote player (`host_bots`);
+- every accepted step and action is written at once to the game's journal, and every event
+  to the table's event log (`table_store`), so a crash loses nothing: ``localdurak host
+  --resume JOURNAL`` carries the table on (`resume_table`);
 - a player whose connection drops keeps his seat for ``hold`` seconds (`Presence`), then
-  forfeits: he is the durak (card-privacy.md "When a player drops out");
+  forfeits: he is the durak (privacy.md "When a player drops out");
 - in cheating mode an action that would close a bout waits ``challenge_window`` seconds while
   challenges are taken first (R-S5);
 - a series (R-F2, R-D5): ``games`` games in a row, the score counted per seat.
@@ -28,31 +29,36 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
+import enum
 import logging
 import os
-import pickle
 import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from localdurak.game.actions import Do, GameResult
-from localdurak.game.bots import Bot, Rng, make_bot
 from localdurak.game.engine import Game
 from localdurak.game.rules import Rules, RulesError
 from localdurak.net.discovery import Advertiser, TableAd, TableStatus
+from localdurak.net.host_bots import BotSeat, HostBots
 from localdurak.net.identity import Identity
+from localdurak.net.peer import PEER_BACKLOG_MAX, Peer, SeatSlot
 from localdurak.net.replica import (
     EphemeralKey,
     HostGame,
-    SeatGame,
-    Signed,
     action_of,
     closes_bout,
     decode_body,
+)
+from localdurak.net.table_store import (
+    EVENTS_FILE,
+    STATE_FILE,
+    TableStore,
+    read_frames,
+    table_state,
 )
 from localdurak.net.transport import (
     DEFAULT_PORT,
@@ -65,11 +71,9 @@ from localdurak.net.transport import (
     serve,
 )
 from localdurak.protocol.codec import (
-    MAX_FRAME,
     AuthFailed,
     BadMessage,
     Forbidden,
-    FrameDecoder,
     ProtocolError,
     Replayed,
     TableFull,
@@ -82,7 +86,6 @@ from localdurak.protocol.messages import (
     AddBot,
     Auth,
     Authed,
-    BotLevel,
     Bye,
     Closing,
     Error,
@@ -96,54 +99,155 @@ from localdurak.protocol.messages import (
     Ready,
     RemoveBot,
     Resume,
-    SeatInfo,
     SeatKind,
     SetRules,
     Sit,
     Stand,
     TableClosed,
     TableState,
-    message_from_wire,
     message_to_wire,
 )
-from localdurak.protocol.privacy.audit import audit
 from localdurak.protocol.records import (
     journal_action,
     journal_append,
     journal_header,
     journal_set,
-    read_journal,
 )
 
 log = logging.getLogger(__name__)
 
 HOLD_SECONDS = 120.0
-"""How long a dropped player's seat is held before he forfeits (issue 4 part 5)."""
+"""How long a dropped player's seat is held before he forfeits."""
 CHALLENGE_WINDOW = 2.0
 """R-S5: seconds an action that closes a bout waits for challenges in cheating mode."""
 REVEAL_TIMEOUT = 10.0
 """Seconds to wait for every key after a game ends (the audit checks what it gets)."""
 REPLAY_KEEP = 100_000
-BOT_REST = 0.2
-"""Seconds a host bot waits after the host refused one of its steps."""
+"""Events kept in memory for players who come back (`Resume`); older ones go by snapshot."""
 IDLE_VERIFY_S = 0.004
 """How long the table must be quiet before the host verifies a deferred strip proof."""
-"""Events kept in memory for players who come back (`Resume`); older ones go by snapshot."""
-SYNC_PAUSE_S = 0.05
-"""The pause after each fsync of the journal and the event log (`_sync_soon`): at most this
-long more of a table's lines wait for the disk when the power goes (a crash of the host's own
-process loses none: each line is flushed to the system before anyone hears of it)."""
-PEER_BACKLOG_MAX = 16 << 20
-"""Bytes written to a player's connection and not taken by it yet past which the host drops
-the connection (`Peer`): far more than a whole game's events (about 2 MB at six seats)."""
-EVENTS_FILE = "events.bin"
-STATE_FILE = "table.json"
-BOTS_FILE = "bots.pickle"
 
 HardErrors = (AuthFailed, BadMessage, Replayed)
 """Refusals that also close the connection (docs/protocol.md §8)."""
 
 EventSink = Callable[[dict[str, Any]], None]
+
+__all__ = [
+    "EVENTS_FILE",
+    "PEER_BACKLOG_MAX",
+    "STATE_FILE",
+    "BotSeat",
+    "HostOptions",
+    "Peer",
+    "Phase",
+    "TableHost",
+    "read_frames",
+    "resume_table",
+    "table_state",
+]
+
+
+# --- the table's phase: one value, one table of transitions (h11's _state.py is the model) ---
+
+
+class Phase(enum.Enum):
+    LOBBY = "lobby"
+    """Seats fill, players say ready; the next game starts when all are."""
+    PLAYING = "playing"
+    """A game is being played."""
+    REVEALING = "revealing"
+    """The game's result is in; the seats reveal their keys (at most `REVEAL_TIMEOUT`)."""
+    FORFEITED = "forfeited"
+    """A seat forfeited (`GameOver` told at once); the others reveal their keys."""
+    RECORDING = "recording"
+    """The game's record is being written and audited (in a thread)."""
+    CLOSED = "closed"
+
+
+class Go(enum.Enum):
+    START = "start"
+    RESULT = "result"
+    FORFEIT = "forfeit"
+    RECORD = "record"
+    RECORDED = "recorded"
+    CLOSE = "close"
+
+
+TRANSITIONS: dict[tuple[Phase, Go], Phase] = {
+    (Phase.LOBBY, Go.START): Phase.PLAYING,
+    (Phase.PLAYING, Go.RESULT): Phase.REVEALING,
+    (Phase.PLAYING, Go.FORFEIT): Phase.FORFEITED,
+    (Phase.PLAYING, Go.RECORD): Phase.RECORDING,
+    (Phase.REVEALING, Go.RECORD): Phase.RECORDING,
+    (Phase.FORFEITED, Go.RECORD): Phase.RECORDING,
+    (Phase.RECORDING, Go.RECORDED): Phase.LOBBY,
+    **{(p, Go.CLOSE): Phase.CLOSED for p in Phase},
+}
+"""Every move of the table's phase; anything else is ignored (a forfeit timer that fires
+while the record is written, a second forfeit, a forfeit after the game's own result)."""
+
+_WIRE_STATE = {
+    Phase.LOBBY: TableState.LOBBY,
+    Phase.CLOSED: TableState.CLOSED,
+}
+"""The phase as the protocol tells it (`Lobby.state`): every other phase is "playing"."""
+
+
+# --- the inbox: every input of the table's loop, typed ------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Joined:
+    """A peer finished the handshake."""
+
+    peer: Peer
+
+
+@dataclass(frozen=True, slots=True)
+class Received:
+    """A message from a connected peer."""
+
+    peer: Peer
+    message: Message
+
+
+@dataclass(frozen=True, slots=True)
+class Left:
+    """A peer's connection ended."""
+
+    peer: Peer
+
+
+@dataclass(frozen=True, slots=True)
+class FromBot:
+    """A command one of the host's bots signed."""
+
+    seat: int
+    command: Privacy
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """A timer that fired (a hold, the reveal timeout, a challenge window), or a wake-up."""
+
+    fn: Callable[[], None]
+
+
+Item = Joined | Received | Left | FromBot | Call
+
+
+def _wake() -> None:
+    """An inbox item that only wakes the host's loop (its bots think after each item)."""
+
+
+@dataclass
+class _Ending:
+    """How the game being finished ends: its result, the seat that forfeited, and whether
+    `GameOver` was told already (a forfeit is told at once, for the keys)."""
+
+    result: GameResult
+    forfeit: int | None = None
+    announced: bool = False
 
 
 @dataclass
@@ -171,162 +275,12 @@ class HostOptions:
     """The person hosting plays at seat 0 (cli.md ``localdurak host``): bots sit from 1."""
 
 
-class BotSeat:
-    """An in-process bot: its own signing key and privacy key, its seat's view only.
-
-    Like a remote client it saves its seat (`SeatGame.freeze`) and the steps it has not seen
-    relayed yet before the host takes them, so a host that crashed and resumes carries the
-    bot's game on with the same privacy key."""
-
-    def __init__(
-        self,
-        level: str,
-        rng: random.Random,
-        key: EphemeralKey | None = None,
-        path: Path | None = None,
-    ) -> None:
-        self.level = level
-        self.key = key if key is not None else EphemeralKey()
-        self.bot: Bot = make_bot(level, cast(Rng, rng))
-        self.game: SeatGame | None = None
-        self.next_id = 1
-        self.pending: list[Signed] = []
-        self.last_seq = 0
-        self.resting_until = 0.0
-        """After the host refused one of its steps, the bot does not try again before this
-        (loop time): a refused bot used to retry at once, for ever, in a busy loop."""
-        self.path = path
-        self._file: Any = None
-
-    def save(self) -> None:
-        if self.path is None:
-            return
-        state = {
-            "last_seq": self.last_seq,
-            "game": self.game.freeze() if self.game is not None else None,
-            "pending": self.pending,
-        }
-        blob = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
-        if self._file is None:
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-            self._file = os.fdopen(fd, "ab")
-        self._file.write(len(blob).to_bytes(4, "big") + blob)
-        self._file.flush()
-
-    def load(self) -> None:
-        if self.path is None or not self.path.exists():
-            return
-        data = self.path.read_bytes()
-        at, state = 0, None
-        while at + 4 <= len(data):
-            size = int.from_bytes(data[at : at + 4], "big")
-            if at + 4 + size > len(data):
-                break  # the crash tore the last entry
-            state = pickle.loads(data[at + 4 : at + 4 + size])
-            at += 4 + size
-        if state is None:
-            return
-        self.last_seq = state["last_seq"]
-        self.pending = list(state["pending"])
-        if state["game"] is not None:
-            self.game = SeatGame.thaw(state["game"], self.key)
-
-    def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+class _HeldBack(Exception):
+    """A command waits for the challenge window (R-S5); it is answered later."""
 
 
-class Peer:
-    """A connected remote player: its channel and what is queued for it.
-
-    What the host pushes goes out at the end of the event loop's current turn, in one write
-    (one TLS record, one system call) for everything pushed meanwhile: a burst of events (the
-    deal) is batched, and a single action reaches the socket without a task, a queue or a
-    lock per player on its way (benchmarks/net.py)."""
-
-    def __init__(self, channel: Channel, key: bytes, name: str) -> None:
-        self.channel = channel
-        self.key = key
-        self.name = name
-        self.seat: int | None = None
-        self.synced = False
-        """True once the peer gets live events (after its first lobby or its resume)."""
-        self.tasks: list[asyncio.Task[None]] = []
-        self._queue: list[Message] = []
-        self._flushing = False
-        self._hanging_up = False
-        self._closing: asyncio.Task[None] | None = None
-
-    def push(self, message: Message) -> None:
-        if self._hanging_up:
-            return  # said after the last word: the connection is going
-        self._queue.append(message)
-        self._flush_soon()
-
-    def hang_up(self) -> None:
-        """Close the connection once everything pushed before is written (a refusal that
-        closes, leaving, a connection replaced by a newer one)."""
-        self._hanging_up = True
-        self._flush_soon()
-
-    async def finished(self) -> None:
-        """Wait until what was pushed is written and, after `hang_up`, the channel closed."""
-        while self._flushing:
-            await asyncio.sleep(0)
-        if self._closing is not None:
-            await self._closing
-
-    def _flush_soon(self) -> None:
-        if not self._flushing:
-            self._flushing = True
-            asyncio.get_running_loop().call_soon(self._flush)
-
-    def _flush(self) -> None:
-        self._flushing = False
-        batch, self._queue = self._queue, []
-        if self.channel.closed:
-            return
-        try:
-            backlog = self.channel.write_now(batch) if batch else 0
-        except (ConnectionClosed, ProtocolError, OSError):
-            return
-        except Exception:  # a LocalProtocolError is our bug: log it, drop the peer
-            log.exception("cannot send to %s", self.name)
-            self._hanging_up = True
-            backlog = 0
-        if backlog > PEER_BACKLOG_MAX:
-            # Not reading for a long while (a frozen laptop): it can resume once it does.
-            log.warning("%s reads too slowly (%d bytes waiting): dropped", self.name, backlog)
-            self._closing = asyncio.get_running_loop().create_task(self.channel.abort())
-        elif self._hanging_up and self._closing is None:
-            self._closing = asyncio.get_running_loop().create_task(self.channel.close())
-
-
-@dataclass
-class SeatSlot:
-    kind: SeatKind = SeatKind.EMPTY
-    name: str = ""
-    key: bytes | None = None
-    ready: bool = False
-    peer: Peer | None = None
-    bot: BotSeat | None = None
-    away_since: float | None = None
-    forfeit_timer: asyncio.TimerHandle | None = None
-
-    @property
-    def connected(self) -> bool:
-        return self.kind is SeatKind.BOT or (self.peer is not None and not self.peer.channel.closed)
-
-    def info(self) -> SeatInfo:
-        return SeatInfo(
-            kind=self.kind,
-            name=self.name,
-            ready=self.ready or self.kind is SeatKind.BOT,
-            connected=self.connected,
-            key=self.key,
-            level=BotLevel(self.bot.level) if self.bot is not None else None,
-        )
+def _fields(m: Any) -> dict[str, Any]:
+    return {name: getattr(m, name) for name in type(m).SCHEMA}
 
 
 class TableHost:
@@ -347,13 +301,14 @@ class TableHost:
         self.on_event = on_event or (lambda e: None)
         self.rng = random.Random(options.seed)
         self.state_dir = options.state_dir or options.record_dir / ".localdurak-table"
+        self.store = TableStore(self.state_dir, options.record_dir)
         self.seats = [SeatSlot() for _ in range(options.seats)]
         self.pin_gate = PinGate(options.pin)
-        self.state = TableState.LOBBY
+        self.phase = Phase.LOBBY
         self.seq = 0
         self.events: list[Message] = []
         self.first_seq = 1
-        self.inbox: asyncio.Queue[tuple[Any, Message | None]] = asyncio.Queue()
+        self.inbox: asyncio.Queue[Item] = asyncio.Queue()
         self.game: HostGame | None = None
         self.game_number = 0
         self.previous: GameResult | None = None
@@ -363,29 +318,54 @@ class TableHost:
         self.server: asyncio.Server | None = None
         self.advertiser: Advertiser | None = None
         self.done = asyncio.Event()
-        self.journal_path: Path | None = None
-        self._journal: Any = None
-        self._events_file: Any = None
-        self._game_over_at: float | None = None
-        self._sync: asyncio.Task[None] | None = None
+        self.bots = HostBots(
+            lambda: self.seats,
+            lambda s, cmd: self.inbox.put_nowait(FromBot(s, cmd)),
+            lambda: self.inbox.put_nowait(Call(_wake)),
+            self.rng,
+            options.bot_delay,
+        )
+        self._ending: _Ending | None = None
+        """How the game ends, from its result or forfeit until its record is written."""
         self._finishing: asyncio.Task[None] | None = None
-        """The game's record being written (`_finish_game`)."""
-        self._sync_again = False
-        self._ending: int | None = None
+        """The game's record being written (`_record`)."""
+        self._reveal_timer: asyncio.TimerHandle | None = None
+        self._logged = 0
+        """How many of the game's accepted steps are in its journal."""
         self._releasing = False
         self._held = 0
+        """Actions waiting for the challenge window (R-S5)."""
         self._handlers: set[asyncio.Task[Any]] = set()
-        """The seat that forfeited, while the others reveal their keys."""
-        self._reveal_timer: asyncio.TimerHandle | None = None
-        self._bot_wait: asyncio.TimerHandle | None = None
         self._next_player = 1
-        self._resuming = False
         self.resumed = False
         self.trace = os.environ.get("LOCALDURAK_TRACE", "") not in ("", "0")
         self.bytes_out = 0
         self.bytes_in = 0
         for _ in range(options.bots):
             self._add_bot(options.bot_level)
+
+    # --- the phase ----------------------------------------------------------------------------
+
+    @property
+    def state(self) -> TableState:
+        """The table's state as the protocol tells it (the lobby's, the handshake's)."""
+        return _WIRE_STATE.get(self.phase, TableState.PLAYING)
+
+    def _go(self, step: Go) -> bool:
+        """Move the phase along `TRANSITIONS`; False (nothing changes) if it may not."""
+        to = TRANSITIONS.get((self.phase, step))
+        if to is None:
+            return False
+        self.phase = to
+        return True
+
+    @property
+    def journal_path(self) -> Path | None:
+        return self.store.journal_path
+
+    @journal_path.setter
+    def journal_path(self, path: Path | None) -> None:
+        self.store.journal_path = path
 
     # --- running ------------------------------------------------------------------------------
 
@@ -396,17 +376,7 @@ class TableHost:
         self.server = await serve(self.identity, self._on_channel, host=self.o.host, port=self.port)
         self.port = bound_port(self.server)
         self._write_state()
-        if self._events_file is None:
-            # A new table starts a new event log (and forgets the bots of an old one).
-            if not self.resumed:
-                for old in self.state_dir.glob("bot-*.bin"):
-                    old.unlink()
-            mode = "ab" if self.resumed else "wb"
-            self._events_file = open(self.state_dir / EVENTS_FILE, mode)  # noqa: SIM115
-            if not self.resumed:
-                for e in self.events:
-                    self._events_file.write(encode_frame(message_to_wire(e)))
-                self._events_file.flush()
+        self.store.open_events(self.resumed, self.events)
         self.on_event(
             {
                 "event": "listening",
@@ -424,21 +394,14 @@ class TableHost:
             self.on_event({"event": "advertising", "problem": self.advertiser.problem})
         if not self.resumed:
             self._broadcast_lobby()
-        elif self.game_number >= self.o.games or self.state is TableState.CLOSED:
+        elif self.game_number >= self.o.games or self.phase is Phase.CLOSED:
             # The crash came after the series' last game: nothing left but to close.
-            self.state = TableState.LOBBY
+            self.phase = Phase.LOBBY
             asyncio.get_running_loop().create_task(self.close("the series is over"))
-        elif self.state is TableState.PLAYING:
-            loop = asyncio.get_running_loop()
+        elif self.phase is Phase.PLAYING:
             for seat, slot in enumerate(self.seats):
                 if slot.kind is SeatKind.HUMAN and slot.peer is None:
-                    slot.away_since = time.monotonic()
-                    slot.forfeit_timer = loop.call_later(
-                        self.o.hold,
-                        lambda seat=seat: self.inbox.put_nowait(  # type: ignore[misc]
-                            (lambda: self._forfeit(seat), None)
-                        ),
-                    )
+                    self._hold(seat)
         self._maybe_start()
 
     async def run(self) -> None:
@@ -459,8 +422,8 @@ class TableHost:
             # The last game's record first: the players' game is not over without it.
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(asyncio.shield(self._finishing), 60)
-        if self.state is not TableState.CLOSED:
-            self.state = TableState.CLOSED
+        if self.phase is not Phase.CLOSED:
+            self._go(Go.CLOSE)
             closed = TableClosed(seq=self._next_seq(), reason=reason)
             self._emit(closed)
             for slot in self.seats:
@@ -487,14 +450,8 @@ class TableHost:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.server.wait_closed(), 2)
             self.server = None
-        if self._sync is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._sync, 2)
-        for f in (self._journal, self._events_file):
-            if f is not None:
-                _fsync_all([f.fileno()])
-                f.close()
-        self._journal = self._events_file = None
+        await self.store.close()
+        self.bots.close()
         self.done.set()
 
     def _ad(self) -> TableAd:
@@ -548,17 +505,17 @@ class TableHost:
         assert peer.seat is not None
         alive = asyncio.create_task(keepalive(channel, interval=self.o.keepalive), name="alive")
         peer.tasks = [alive]
-        await self.inbox.put((peer, _Joined()))
+        await self.inbox.put(Joined(peer))
         try:
             while True:
                 message = await channel.recv()
                 if self.trace:
                     self.bytes_in += len(encode_frame(message_to_wire(message)))
-                await self.inbox.put((peer, message))
+                await self.inbox.put(Received(peer, message))
         except (ConnectionClosed, ProtocolError, TimeoutError) as e:
             log.info("seat %s (%s) left: %s", peer.seat, peer.name, e)
         finally:
-            await self.inbox.put((peer, None))
+            await self.inbox.put(Left(peer))
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(peer.finished(), 2)
             alive.cancel()
@@ -604,54 +561,60 @@ class TableHost:
                 # relayed first.  All of them at once stalled the table for tens of
                 # milliseconds after each deal (benchmarks/net.py).
                 try:
-                    source, message = await asyncio.wait_for(self.inbox.get(), IDLE_VERIFY_S)
+                    item = await asyncio.wait_for(self.inbox.get(), IDLE_VERIFY_S)
                 except TimeoutError:
                     fault = self.game.verify_idle(limit=1)
                     if fault is not None:
                         log.warning("card privacy: %s (recorded for the audit)", fault)
                     continue
             else:
-                source, message = await self.inbox.get()
+                item = await self.inbox.get()
             try:
-                if isinstance(source, Peer):
-                    await self._from_peer(source, message)
-                elif isinstance(source, int) and isinstance(message, Privacy):
-                    self._from_bot(source, message)
-                elif callable(source):
-                    source()
+                await self._dispatch(item)
             except Exception:
-                log.exception("the host failed on %r", message)
+                log.exception("the host failed on %r", item)
             if not self.inbox.empty():
                 # What this command relayed goes to the sockets before the next command is
                 # taken (a queue with items does not suspend `get`): a burst of commands
                 # would otherwise hold every event of the burst until its end.
                 await asyncio.sleep(0)
-            elif self.state is TableState.PLAYING:
-                self._bots_think()
+            elif self.phase is Phase.PLAYING or self.phase is Phase.REVEALING:
+                self.bots.think(self._held)
 
-    async def _from_peer(self, peer: Peer, message: Message | None) -> None:
+    async def _dispatch(self, item: Item) -> None:
+        match item:
+            case Received(peer, message):
+                await self._from_peer(peer, message)
+            case FromBot(seat, command):
+                self._from_bot(seat, command)
+            case Call(fn):
+                fn()
+            case Joined(peer):
+                self._joined(peer)
+            case Left(peer):
+                if peer.seat is not None and self.seats[peer.seat].peer is peer:
+                    self._dropped(peer.seat)
+
+    def _joined(self, peer: Peer) -> None:
         seat = peer.seat
         assert seat is not None
         slot = self.seats[seat]
-        if isinstance(message, _Joined):
-            if slot.peer is not None and slot.peer is not peer:
-                slot.peer.hang_up()
-            slot.peer = peer
-            if slot.away_since is not None:
-                # Back only once it resumes: a client that lost its saved seat cannot play
-                # it (the privacy key is gone), and the seat must still forfeit in time.
-                pass
-            else:
-                self.on_event({"event": "seated", "seat": seat, "name": slot.name})
-                peer.synced = True
-                self._broadcast_lobby()
-                self._readvertise()
-            return
-        if message is None:
-            if slot.peer is peer:
-                self._dropped(seat)
-            return
-        if slot.peer is not peer:
+        if slot.peer is not None and slot.peer is not peer:
+            slot.peer.hang_up()
+        slot.peer = peer
+        if slot.away_since is None:
+            # (Away, it is back only once it resumes: a client that lost its saved seat
+            # cannot play it — the privacy key is gone — and the seat must still forfeit.)
+            self.on_event({"event": "seated", "seat": seat, "name": slot.name})
+            peer.synced = True
+            self._broadcast_lobby()
+            self._readvertise()
+
+    async def _from_peer(self, peer: Peer, message: Message) -> None:
+        seat = peer.seat
+        if seat is None:
+            return  # it stood up
+        if self.seats[seat].peer is not peer:
             return  # a connection that was replaced
         if isinstance(message, Bye):
             await peer.channel.close()
@@ -783,7 +746,7 @@ class TableHost:
         self._emit(Lobby(**{**_fields(lobby), "seq": self._next_seq()}))
 
     def _maybe_start(self) -> None:
-        if self.state is not TableState.LOBBY or self.game_number >= self.o.games:
+        if self.phase is not Phase.LOBBY or self.game_number >= self.o.games:
             return
         if all(
             s.kind is not SeatKind.EMPTY and (s.ready or s.kind is SeatKind.BOT) and s.connected
@@ -805,11 +768,7 @@ class TableHost:
             drop = len(self.events) - REPLAY_KEEP
             del self.events[:drop]
             self.first_seq += drop
-        if self._events_file is not None and not self._resuming:
-            # Before anyone hears of it: a host that crashes after this line resumes with it.
-            self._events_file.write(encoded_frame(event))
-            self._events_file.flush()
-            self._sync_soon()
+        self.store.append_event(event)
         actor = event.seat if isinstance(event, PrivacyEvent) else None
         for s, slot in enumerate(self.seats):
             if s != actor and slot.peer is not None and slot.peer.synced:
@@ -822,13 +781,9 @@ class TableHost:
         if self.trace:
             self._trace(event, stamp)
         if isinstance(event, GameStarted | PrivacyEvent):
-            self._feed_bots(event)
-        elif isinstance(event, GameOver) and event.forfeit is not None and not self._resuming:
-            for s, slot in enumerate(self.seats):
-                if slot.bot is not None and slot.bot.game is not None:
-                    out = slot.bot.game.reveal_now()
-                    if out:
-                        self._bot_send(s, slot.bot, out)
+            self.bots.feed_all(event)
+        elif isinstance(event, GameOver) and event.forfeit is not None and not self.store.replaying:
+            self.bots.reveal_now()
 
     def _trace(self, event: Message, now: float) -> None:
         """Timing and size lines for benchmarks/net.py (``trace=True``); ``now``: when the
@@ -845,81 +800,15 @@ class TableHost:
         elif isinstance(event, GameOver):
             self.on_event({"event": "bytes", "out": self.bytes_out, "in": self.bytes_in})
 
-    def _feed_bots(self, event: GameStarted | PrivacyEvent) -> None:
-        for s, slot in enumerate(self.seats):
-            if slot.bot is not None:
-                self._feed_bot(s, slot.bot, event)
-
-    def _feed_bot(self, s: int, bot: BotSeat, event: GameStarted | PrivacyEvent) -> None:
-        if event.seq <= bot.last_seq:
-            return  # a resumed bot already had it
-        bot.last_seq = event.seq
-        out: list[Signed] = []
-        try:
-            if isinstance(event, GameStarted):
-                bot.game = SeatGame(event, s, bot.key)
-                bot.pending = []
-                out = bot.game.start()
-            elif bot.game is not None and event.game == bot.game.game_id:
-                if event.seat == s:
-                    bot.pending = [p for p in bot.pending if p.n != event.n]
-                out = bot.game.receive(event)
-        except ProtocolError:
-            log.exception("bot at seat %d refused an event", s)
-            return
-        if out:
-            self._bot_send(s, bot, out)
-
-    def _bot_send(self, s: int, bot: BotSeat, out: list[Signed], delay: float = 0.0) -> None:
-        """Save the bot's seat first (what it signed must survive a crash), then queue."""
-        bot.pending += out
-        bot.save()
-        for signed in out:
-            cmd = signed.command(bot.next_id)
-            bot.next_id += 1
-            if delay > 0:
-                asyncio.get_running_loop().call_later(delay, self.inbox.put_nowait, (s, cmd))
-            else:
-                self.inbox.put_nowait((s, cmd))
-
-    def _bots_think(self) -> None:
-        """One bot acts, when one may: a bot reads only its own seat's view."""
-        if self._bot_wait is not None or self._held:
-            return  # a bot waits while an action waits for challenges (R-S5)
-        bots = [(s, slot.bot) for s, slot in enumerate(self.seats) if slot.bot is not None]
-        self.rng.shuffle(bots)
-        for s, bot in bots:
-            sg = bot.game
-            if (
-                sg is None
-                or not sg.hand_complete()
-                or bot.resting_until > asyncio.get_running_loop().time()
-            ):
-                continue
-            view = sg.view()
-            if view is None or view.result is not None:
-                continue
-            action = bot.bot.choose(view)
-            if action is None:
-                continue
-            try:
-                signed = sg.act(action)
-            except (ValueError, ProtocolError) as e:
-                log.info("bot %d cannot play %s: %s", s, action, e)
-                continue
-            self._bot_send(s, bot, [signed], self.o.bot_delay)
-            if self.o.bot_delay > 0:
-                loop = asyncio.get_running_loop()
-                self._bot_wait = loop.call_later(self.o.bot_delay, self._clear_bot_wait)
-            return
-
-    def _clear_bot_wait(self) -> None:
-        self._bot_wait = None
+    def _post_later(self, delay: float, fn: Callable[[], None]) -> asyncio.TimerHandle:
+        """A timer whose work goes through the inbox (the table's one order)."""
+        return asyncio.get_running_loop().call_later(delay, self.inbox.put_nowait, Call(fn))
 
     # --- games ---------------------------------------------------------------------------------
 
     def _start_game(self) -> None:
-        self.state = TableState.PLAYING
+        if not self._go(Go.START):
+            return
         n = len(self.seats)
         dealer = Game.series_dealer(self.previous, self.rng.randrange(n))  # R-D5
         keys = tuple(s.key for s in self.seats)
@@ -941,7 +830,7 @@ class TableHost:
         started = GameStarted(**{**_fields(started), "seq": self._next_seq()})
         self._drop_finished_games()
         self.game = HostGame(started)
-        self._game_over_at = None
+        self._logged = 0
         self.on_event(
             {"event": "game_started", "game": self.game_number, "journal": str(self.journal_path)}
         )
@@ -960,48 +849,8 @@ class TableHost:
 
     def _open_journal(self, started: GameStarted) -> None:
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        self.journal_path = (
-            self.o.record_dir / f"game-{stamp}-{os.getpid()}-{self.game_number + 1}.journal"
-        )
-        if self._journal is not None:
-            _fsync_all([self._journal.fileno()])
-            self._journal.close()
-        self._journal = open(self.journal_path, "w", encoding="utf-8")  # noqa: SIM115
-        self._journal_line(self._journal_header(started))
-
-    def _journal_line(self, line: str) -> None:
-        if self._journal is not None and not self._resuming:
-            self._journal.write(line)
-            self._journal.flush()
-            self._sync_soon()
-
-    def _sync_soon(self) -> None:
-        """Get the journal and the event log onto the disk, off the event loop.  ``flush``
-        per line already hands every line to the system before anyone hears of it, which
-        is all a crash of the host's process needs; ``fsync`` is for a laptop that loses
-        power or a system that crashes.  Coalesced: one sync at a time, and after it a pause
-        of `SYNC_PAUSE_S` that gathers the lines of the next one; a busy table syncs at most
-        about 1/`SYNC_PAUSE_S` times a second instead of once an action."""
-        if self._sync is not None:
-            self._sync_again = True
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return  # not serving (a resume rebuilding the table): nothing new to sync
-        self._sync = loop.create_task(self._sync_files(), name="fsync")
-
-    async def _sync_files(self) -> None:
-        try:
-            while True:
-                self._sync_again = False
-                fds = [f.fileno() for f in (self._journal, self._events_file) if f is not None]
-                await asyncio.to_thread(_fsync_all, fds)
-                await asyncio.sleep(SYNC_PAUSE_S)
-                if not self._sync_again:
-                    return
-        finally:
-            self._sync = None
+        path = self.o.record_dir / f"game-{stamp}-{os.getpid()}-{self.game_number + 1}.journal"
+        self.store.open_journal(path, self._journal_header(started))
 
     def _privacy(self, seat: int, cmd: Privacy, peer: Peer | None = None) -> int | None:
         g = self.game
@@ -1014,31 +863,28 @@ class TableHost:
         acc = g.receive(seat, cmd)
         first: int | None = None
         for m in g.accepted_log[self._logged :]:
-            self._journal_line(journal_append("privacy_log", m.to_json()))
+            self.store.journal_line(journal_append("privacy_log", m.to_json()))
         self._logged = len(g.accepted_log)
         if acc.action is not None:
-            self._journal_line(journal_action(acc.action))
+            self.store.journal_line(journal_action(acc.action))
         for s, c in acc.relay:
             ev = c.relayed(self._next_seq(), s)
             first = first if first is not None else ev.seq
             self._emit(ev)
-        if self._ending is not None:
+        if self.phase is Phase.FORFEITED:
+            assert self._ending is not None
             revealed = g.privacy.t.revealed
-            if all(k is not None for s, k in enumerate(revealed) if s != self._ending):
-                self._finish_game(self._ending)
+            gone = self._ending.forfeit
+            if all(k is not None for s, k in enumerate(revealed) if s != gone):
+                self._record()
             return first
         game = g.game
         if game is not None and game.result is not None:
-            if self._game_over_at is None:
-                self._game_over_at = time.monotonic()
-                self._reveal_timer = asyncio.get_running_loop().call_later(
-                    REVEAL_TIMEOUT, lambda: self.inbox.put_nowait((self._finish_game, None))
-                )
+            if self._go(Go.RESULT):
+                self._reveal_timer = self._post_later(REVEAL_TIMEOUT, self._record)
             if g.all_revealed():
-                self._finish_game()
+                self._record()
         return first
-
-    _logged = 0
 
     def _hold_back(self, g: HostGame, seat: int, cmd: Privacy, peer: Peer | None) -> bool:
         """R-S5: in cheating mode an action that would close the bout waits for the challenge
@@ -1058,10 +904,7 @@ class TableHost:
         self._held += 1
         # Everybody sees the window open (their screens say challenges are still taken).
         self._emit(Closing(seq=self._next_seq(), seat=seat, open=True, window=int(window * 1000)))
-        asyncio.get_running_loop().call_later(
-            window,
-            lambda: self.inbox.put_nowait((lambda: self._release(seat, cmd, peer), None)),
-        )
+        self._post_later(window, lambda: self._release(seat, cmd, peer))
         return True
 
     def _release(self, seat: int, cmd: Privacy, peer: Peer | None) -> None:
@@ -1091,88 +934,90 @@ class TableHost:
             log.info("bot %d refused: %s", seat, e)
             bot = self.seats[seat].bot
             if bot is not None:
-                bot.pending = [p for p in bot.pending if p.n != cmd.n]
-                if bot.game is not None and bot.game.game_id == cmd.game:
-                    bot.game.refused(cmd.n)
-                loop = asyncio.get_running_loop()
-                bot.resting_until = loop.time() + BOT_REST
-                # Wake the table then, in case nothing else happens meanwhile.
-                loop.call_later(BOT_REST, self.inbox.put_nowait, (_wake, None))
+                self.bots.refused(seat, bot, cmd)
 
-    def _finish_game(self, forfeit: int | None = None) -> None:
+    # --- the end of a game: result or forfeit → keys → record → GameOver ------------------
+
+    def _forfeit(self, seat: int) -> None:
+        """The seat's hold ran out: it is the durak and the game ends (privacy.md "When a
+        player drops out"); the others reveal their keys (GameOver tells them) so the audit
+        checks what it can, and the record follows when they are in (or `REVEAL_TIMEOUT`)."""
+        slot = self.seats[seat]
         g = self.game
-        if g is None or self._finishing is not None:
+        if slot.away_since is None or g is None or not self._go(Go.FORFEIT):
             return
+        self.on_event({"event": "forfeit", "seat": seat})
+        self._cancel_reveal_timer()
+        self.score[seat] += 1
+        self._ending = _Ending(GameResult((seat,), False, 0), forfeit=seat)
+        self._game_over(g, self._ending)
+        self._reveal_timer = self._post_later(REVEAL_TIMEOUT, self._record)
+
+    def _record(self) -> None:
+        """Every key is in (or the wait is over): the journal's last lines, then the record
+        in a thread (the audit takes a third of a second at six hands of 52 cards), so that
+        the table keeps answering meanwhile.  The game is over for everybody only once its
+        record is on disk (a host that crashes before that writes it when it resumes)."""
+        g = self.game
+        was = self.phase
+        if g is None or not self._go(Go.RECORD):
+            return
+        self._cancel_reveal_timer()
+        if was is not Phase.FORFEITED:
+            game = g.game
+            result = game.result if game is not None else None
+            self._ending = _Ending(result if result is not None else GameResult((), True, 0))
+        ending = self._ending
+        assert ending is not None
+        self.store.journal_line(journal_set("privacy", g.transcript()))
+        self.store.journal_line(journal_set("result", ending.result.to_dict()))
+        if ending.forfeit is not None:
+            self.store.journal_line(journal_set("forfeit", ending.forfeit))
+        self._finishing = asyncio.get_running_loop().create_task(
+            self._recorded(g, ending), name="record"
+        )
+
+    def _cancel_reveal_timer(self) -> None:
         if self._reveal_timer is not None:
             self._reveal_timer.cancel()
             self._reveal_timer = None
-        game = g.game
-        result = game.result if game is not None and forfeit is None else None
-        if result is None:
-            durak = (forfeit,) if forfeit is not None else ()
-            result = GameResult(durak, not durak, 0)
-        if forfeit is not None and self._ending is None:
-            # card-privacy.md: the absent player is the durak and the game ends; the others
-            # reveal their keys (GameOver tells them) so the audit checks what it can.
-            self._ending = forfeit
-            for s in result.durak:
-                self.score[s] += 1
-            self._emit(
-                GameOver(
-                    seq=self._next_seq(),
-                    game=g.started.game,
-                    result=result,
-                    forfeit=forfeit,
-                    score=tuple(self.score),
-                )
-            )
-            self._reveal_timer = asyncio.get_running_loop().call_later(
-                REVEAL_TIMEOUT,
-                lambda: self.inbox.put_nowait((lambda: self._finish_game(forfeit), None)),
-            )
+
+    def _game_over(self, g: HostGame, ending: _Ending) -> None:
+        """Tell the game's end, once (`_Ending.announced`)."""
+        if ending.announced:
             return
-        announced = self._ending is not None
-        self._ending = None
-        transcript = g.transcript()
-        self._journal_line(journal_set("privacy", transcript))
-        self._journal_line(journal_set("result", result.to_dict()))
-        if forfeit is not None:
-            self._journal_line(journal_set("forfeit", forfeit))
-        # The record's audit takes a while (a third of a second at six hands of 52 cards):
-        # in a thread, so that the table keeps answering meanwhile.  The game is over for
-        # everybody only once its record is on disk (a host that crashes before that writes
-        # it when it resumes: `replay_events`).
-        self._finishing = asyncio.get_running_loop().create_task(
-            self._finish_with_record(g, result, forfeit, announced), name="record"
+        ending.announced = True
+        self._emit(
+            GameOver(
+                seq=self._next_seq(),
+                game=g.started.game,
+                result=ending.result,
+                forfeit=ending.forfeit,
+                score=tuple(self.score),
+            )
         )
 
-    async def _finish_with_record(
-        self, g: HostGame, result: GameResult, forfeit: int | None, announced: bool
-    ) -> None:
+    async def _recorded(self, g: HostGame, ending: _Ending) -> None:
         try:
-            record_path = await self._write_record(result)
+            record_path, deck = await self.store.write_record()
+            if deck is not None:
+                self.store.journal_line(journal_set("deck", deck))
         except Exception:
             log.exception("cannot write the game's record")
             record_path = None
         finally:
             self._finishing = None
-        if not announced:
+        result = ending.result
+        if not ending.announced:
             for s in result.durak:
                 self.score[s] += 1
         self.previous = result
         self.game = None
+        self._ending = None
         self._logged = 0
         self.game_number += 1
-        if not announced:
-            self._emit(
-                GameOver(
-                    seq=self._next_seq(),
-                    game=g.started.game,
-                    result=result,
-                    forfeit=forfeit,
-                    score=tuple(self.score),
-                )
-            )
+        self._game_over(g, ending)
+        self._go(Go.RECORDED)
         info = {
             "event": "game_over",
             "game": self.game_number - 1,
@@ -1180,11 +1025,12 @@ class TableHost:
             "record": str(record_path) if record_path else None,
             "score": list(self.score),
         }
-        if forfeit is not None:
-            info["forfeit"] = forfeit
+        if ending.forfeit is not None:
+            info["forfeit"] = ending.forfeit
         self.results.append(info)
         self.on_event(info)
-        self.state = TableState.LOBBY
+        if self.phase is not Phase.LOBBY:
+            return  # closed meanwhile
         for slot in self.seats:
             if slot.kind is SeatKind.HUMAN:
                 slot.ready = False  # each player says "ready" for the next game of the series
@@ -1211,20 +1057,12 @@ class TableHost:
             },
         )
 
-    async def _write_record(self, result: GameResult) -> Path | None:
-        if self.journal_path is None:
-            return None
-        path, deck = await asyncio.to_thread(_write_record_file, self.journal_path)
-        if deck is not None:
-            self._journal_line(journal_set("deck", deck))
-        return path
-
     # --- dropping out and coming back ----------------------------------------------------
 
     def _dropped(self, seat: int) -> None:
         slot = self.seats[seat]
         slot.peer = None
-        if self.state is TableState.LOBBY:
+        if self.phase is Phase.LOBBY:
             self.on_event({"event": "left", "seat": seat, "name": slot.name})
             self.seats[seat] = SeatSlot()
             self._broadcast_lobby()
@@ -1232,15 +1070,17 @@ class TableHost:
             return
         if self.state is not TableState.PLAYING:
             return
-        slot.away_since = time.monotonic()
         self.on_event({"event": "away", "seat": seat, "hold": self.o.hold})
         self._emit(
             Presence(seq=self._next_seq(), seat=seat, connected=False, hold=int(self.o.hold))
         )
-        loop = asyncio.get_running_loop()
-        slot.forfeit_timer = loop.call_later(
-            self.o.hold, lambda: self.inbox.put_nowait((lambda: self._forfeit(seat), None))
-        )
+        self._hold(seat)
+
+    def _hold(self, seat: int) -> None:
+        """The seat is away: held for ``hold`` seconds, then it forfeits."""
+        slot = self.seats[seat]
+        slot.away_since = time.monotonic()
+        slot.forfeit_timer = self._post_later(self.o.hold, lambda: self._forfeit(seat))
 
     def _back(self, seat: int) -> None:
         slot = self.seats[seat]
@@ -1249,13 +1089,6 @@ class TableHost:
             slot.forfeit_timer = None
         slot.away_since = None
         self.on_event({"event": "back", "seat": seat})
-
-    def _forfeit(self, seat: int) -> None:
-        slot = self.seats[seat]
-        if slot.away_since is None or self.game is None:
-            return
-        self.on_event({"event": "forfeit", "seat": seat})
-        self._finish_game(forfeit=seat)
 
     def _resume_peer(self, peer: Peer, m: Resume) -> None:
         """Send a returning player what he missed, then live events (docs/protocol.md §7)."""
@@ -1272,14 +1105,15 @@ class TableHost:
             peer.synced = True
             self._broadcast_lobby()
             raise Unavailable("the events you missed are not here: you start afresh")
-        for ev in self.events[m.last_seq - self.first_seq + 1 :]:
+        missed = self.events[m.last_seq - self.first_seq + 1 :]
+        for ev in missed:
             peer.push(ev)
         peer.push(Ack(re=m.id, seq=self.seq))
         peer.synced = True
         if self.seats[seat].away_since is not None:
             self._back(seat)
         self._emit(Presence(seq=self._next_seq(), seat=seat, connected=True, hold=0))
-        if not any(isinstance(ev, Lobby) for ev in self.events[m.last_seq - self.first_seq + 1 :]):
+        if not any(isinstance(ev, Lobby) for ev in missed):
             # A client restarted from its saved seat has no lobby (the table's name, the
             # seats): everybody gets the table's picture again, the seat back in it.
             self._broadcast_lobby()
@@ -1290,15 +1124,12 @@ class TableHost:
         """Rebuild the table from its event log: the lobby, the game being played (its
         `HostGame` through the same checks as live), the series; then the bots' saved seats,
         each brought up to date with the events after its save."""
-        self._resuming = True
+        self.store.replaying = True
         try:
             events = read_frames(self.state_dir / EVENTS_FILE)
             for ev in events:
                 self._replay(ev)
-            for s, slot in enumerate(self.seats):
-                bot = slot.bot
-                if bot is None:
-                    continue
+            for s, bot in self.bots.bots():
                 bot.load()
                 if (
                     bot.game is not None
@@ -1308,20 +1139,16 @@ class TableHost:
                     bot.game = None
                 for ev in events:
                     if isinstance(ev, GameStarted | PrivacyEvent) and ev.seq > bot.last_seq:
-                        self._feed_bot(s, bot, ev)
+                        self.bots.feed(s, bot, ev)
         finally:
-            self._resuming = False
+            self.store.replaying = False
         # Whatever the bots signed that the old host never relayed, again (after start()).
-        for s, slot in enumerate(self.seats):
-            bot = slot.bot
-            if bot is not None and bot.pending and self.game is not None:
-                for signed in bot.pending:
-                    self.inbox.put_nowait((s, signed.command(bot.next_id)))
-                    bot.next_id += 1
+        if self.game is not None:
+            self.bots.resend_pending()
         if self.game is not None and self.game.all_revealed():
             # Every key was in, and the crash came before the game's end was told: its record
-            # and its end now (`_finish_game`, from the loop).
-            self.inbox.put_nowait((self._finish_game, None))
+            # and its end now (`_record`, from the loop).
+            self.inbox.put_nowait(Call(self._record))
         self.resumed = True
         self.on_event({"event": "resumed", "seq": self.seq, "game": self.game_number})
 
@@ -1336,10 +1163,11 @@ class TableHost:
                     slot.ready = info.ready
                 elif info.kind is SeatKind.EMPTY and slot.kind is not SeatKind.BOT:
                     slot.kind, slot.name, slot.key, slot.ready = SeatKind.EMPTY, "", None, False
-            self.state = TableState.LOBBY if ev.state is TableState.LOBBY else self.state
+            if ev.state is TableState.LOBBY:
+                self.phase = Phase.LOBBY
         elif isinstance(ev, GameStarted):
             self._drop_finished_games()
-            self.state = TableState.PLAYING
+            self.phase = Phase.PLAYING
             self.game = HostGame(ev)
             self.game_number = ev.number
             self.previous = ev.previous
@@ -1352,9 +1180,9 @@ class TableHost:
             self.previous = ev.result
             self.game = None
             self.game_number += 1
-            self.state = TableState.LOBBY
+            self.phase = Phase.LOBBY
         elif isinstance(ev, TableClosed):
-            self.state = TableState.CLOSED
+            self.phase = Phase.CLOSED
 
     def rewrite_journal(self) -> None:
         """The journal again from the rebuilt game (the crash may have cut it after a step the
@@ -1362,130 +1190,37 @@ class TableHost:
         g = self.game
         if g is None or self.journal_path is None:
             return
-        started = g.started
-        with open(self.journal_path, "w", encoding="utf-8") as f:
-            f.write(self._journal_header(started))
-            for m in g.accepted_log:
-                f.write(journal_append("privacy_log", m.to_json()))
-            if g.game is not None:
-                for a in g.game.log:
-                    f.write(journal_action(a))
+        lines = [self._journal_header(g.started)]
+        lines += [journal_append("privacy_log", m.to_json()) for m in g.accepted_log]
+        if g.game is not None:
+            lines += [journal_action(a) for a in g.game.log]
+        self.store.rewrite_journal(lines)
         self._logged = len(g.accepted_log)
-        self._journal = open(self.journal_path, "a", encoding="utf-8")  # noqa: SIM115
 
     def _write_state(self) -> None:
         """What `resume` needs besides the event log: the table's options and the bots' keys."""
-        state = {
-            "name": self.o.name,
-            "seats": len(self.seats),
-            "rules": self.o.rules.non_defaults(),
-            "games": self.o.games,
-            "port": self.port,
-            "record_dir": str(self.o.record_dir),
-            "pin": self.o.pin,
-            "bot_level": self.o.bot_level,
-            "hold": self.o.hold,
-            "advertise": self.o.advertise,
-            "challenge_window": self.o.challenge_window,
-            "bot_delay": self.o.bot_delay,
-            "own_seat": self.o.own_seat,
-            "journal": str(self.journal_path) if self.journal_path else None,
-            "bots": {
-                str(s): {"level": slot.bot.level, "key": slot.bot.key.private_bytes().hex()}
-                for s, slot in enumerate(self.seats)
-                if slot.bot is not None
-            },
-        }
-        path = self.state_dir / STATE_FILE
-        tmp = path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(state, f)
-        tmp.replace(path)
-
-
-def read_frames(path: Path) -> list[Message]:
-    """The events of an event log (a torn last frame is dropped)."""
-    data = path.read_bytes() if path.exists() else b""
-    out: list[Message] = []
-    decoder = FrameDecoder(MAX_FRAME)
-    decoder.receive_data(data)
-    while True:
-        try:
-            frame = decoder.next_frame()
-        except ProtocolError:
-            break
-        if frame is None:
-            break
-        out.append(message_from_wire(frame))
-    return out
-
-
-class _HeldBack(Exception):
-    """A command waits for the challenge window (R-S5); it is answered later."""
-
-
-class _Joined(Message):
-    """Internal marker: a peer finished the handshake."""
-
-    TYPE = "_joined"
-
-
-def _fields(m: Any) -> dict[str, Any]:
-    return {name: getattr(m, name) for name in type(m).SCHEMA}
-
-
-__all__ = ["HostOptions", "TableHost"]
-
-
-def _write_record_file(journal_path: Path) -> tuple[Path, list[str] | None]:
-    """The finished game's record beside its journal, audited (records.md); its path, and
-    the deck in deal order when the audit could decode it.  Pure work on files: a thread."""
-    record = read_journal(journal_path.read_text(encoding="utf-8"))
-    record.pop("privacy_log", None)
-    report = audit(record)
-    deck = [str(c) for c in report.deck] if report.deck is not None else None
-    if deck is not None:
-        record["deck"] = deck
-    record["audit"] = "clean" if report.clean else [str(f) for f in report.faults]
-    ordered: dict[str, Any] = {
-        k: record[k]
-        for k in ("format", "rules", "seats", "names", "dealer", "previous", "deck", "actions")
-        if k in record
-    }
-    ordered.update((k, v) for k, v in record.items() if k not in ordered)
-    path = journal_path.with_suffix(".json")
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(ordered, indent=1) + "\n", encoding="utf-8")
-    tmp.replace(path)
-    return path, deck
-
-
-def _wake() -> None:
-    """An inbox item that only wakes the host's loop (its bots think after each item)."""
-
-
-def _fsync_all(fds: list[int]) -> None:
-    for fd in fds:
-        # A file closed meanwhile (the last game's journal) was synced before it closed.
-        with contextlib.suppress(OSError):
-            os.fsync(fd)
-
-
-def table_state(journal: Path) -> tuple[Path, dict[str, Any]]:
-    """The state directory of ``journal``'s table and what it saved there (`_write_state`);
-    ``journal`` may be the finished record beside it.  OSError or ValueError when unreadable."""
-    if journal.suffix == ".json" and journal.with_suffix(".journal").exists():
-        journal = journal.with_suffix(".journal")  # the record's journal beside it
-    head = read_journal(journal.read_text(encoding="utf-8"))
-    table = head.get("table")
-    if not isinstance(table, dict) or not isinstance(table.get("state"), str):
-        raise ValueError("this journal does not say where its table keeps its state")
-    state_dir = Path(table["state"])
-    state = json.loads((state_dir / STATE_FILE).read_text(encoding="utf-8"))
-    if not isinstance(state, dict):
-        raise ValueError("the table's saved state is not an object")
-    return state_dir, state
+        self.store.write_state(
+            {
+                "name": self.o.name,
+                "seats": len(self.seats),
+                "rules": self.o.rules.non_defaults(),
+                "games": self.o.games,
+                "port": self.port,
+                "record_dir": str(self.o.record_dir),
+                "pin": self.o.pin,
+                "bot_level": self.o.bot_level,
+                "hold": self.o.hold,
+                "advertise": self.o.advertise,
+                "challenge_window": self.o.challenge_window,
+                "bot_delay": self.o.bot_delay,
+                "own_seat": self.o.own_seat,
+                "journal": str(self.journal_path) if self.journal_path else None,
+                "bots": {
+                    str(s): {"level": bot.level, "key": bot.key.private_bytes().hex()}
+                    for s, bot in self.bots.bots()
+                },
+            }
+        )
 
 
 def resume_table(

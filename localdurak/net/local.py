@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import copy
 import random
+import time
 from collections.abc import Callable, Sequence
 
 from localdurak.game.actions import Action, Do, GameResult, IllegalAction
@@ -62,7 +63,7 @@ class LocalTable:
         self.challenge_window = challenge_window
         self._table_name = table_name
         self._bots: dict[int, Bot] = {
-            s: make_bot(bot_level, random.Random(rng.getrandbits(64)))
+            s: make_bot(bot_level, random.Random(rng.getrandbits(64)), clock=time.perf_counter)
             for s in range(len(names))
             if s != seat
         }

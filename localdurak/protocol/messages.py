@@ -89,6 +89,7 @@ class SeatKind(StrEnum):
 class BotLevel(StrEnum):
     RANDOM = "random"
     NORMAL = "normal"
+    STRONG = "strong"
 
 
 class TableState(StrEnum):

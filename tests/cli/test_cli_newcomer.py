@@ -18,7 +18,7 @@ from localdurak.cli.main import main
 from localdurak.game.actions import Action
 from localdurak.game.rules import Rules
 from localdurak.protocol.records import journal_action, journal_header, journal_set
-from tests.privacy_play import table
+from tests.support.privacy_play import table
 
 ROOT = Path(__file__).parent.parent.parent
 

@@ -8,7 +8,7 @@ what the scenario is about (a transfer, a draw, pogony ...), then writes NAME.re
 NAME.steps.jsonl: the `localdurak replay --json` object after 0, 1, 2 ... actions, one per line.
 Some scenarios end with an action the rules refuse (``ok: false``).
 
-These files only pin what our engine does; tests/test_golden.py checks key positions of
+These files only pin what our engine does; tests/game/test_golden.py checks key positions of
 several of them against rules.md by hand, and the hand-written records (``hand-*.record.json``,
 not written by this script) have literal expectations there too.  The steps of a hand-written
 record are (re)written by ``--steps NAME``.

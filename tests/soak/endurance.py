@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from localdurak.cli.main import main as cli
-from tests.procs import Proc, env_for, localdurak
 from tests.soak.common import check_record, fds, rss_kib
+from tests.support.procs import Proc, env_for, localdurak
 
 
 def _cli(*argv: str) -> int:

@@ -1,6 +1,6 @@
 """Suite 2, faults: kill -9 and restart clients and the host, cut links, during one game.
 
-A private LAN of network namespaces (tests/netns.py): the headless host in the first (with a
+A private LAN of network namespaces (tests/support/netns.py): the headless host in the first (with a
 bot of its own), a `join --bot` process in each of the two others, advertising off.  While
 one game runs, a shuffled schedule of faults:
 
@@ -23,9 +23,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests import netns
-from tests.procs import Proc, env_for
 from tests.soak.common import check_record
+from tests.support import netns
+from tests.support.procs import Proc, env_for
 
 
 def run_faults(

@@ -35,8 +35,8 @@ from localdurak.net.client import Address, ClientSession, play_as_bot
 from localdurak.net.identity import load_or_create
 from localdurak.protocol import messages as m
 from localdurak.protocol.codec import encode_frame
-from tests.procs import REPO, Proc, env_for, localdurak
 from tests.soak.common import percentile
+from tests.support.procs import REPO, Proc, env_for, localdurak
 
 PROBE_TIMEOUT = 30.0
 """A newcomer waits this long for the host's welcome before it counts as unanswered."""

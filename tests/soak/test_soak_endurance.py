@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.soak.common import FULL
 from tests.soak.endurance import run_endurance
+
+# A long run (the quick suite is `pytest -m "not slow"`; CI runs everything).
+pytestmark = pytest.mark.slow
 
 GAMES = 200 if FULL else 5
 

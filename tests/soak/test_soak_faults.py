@@ -7,9 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from tests import netns
 from tests.soak.common import FULL
 from tests.soak.faults import run_faults
+from tests.support import netns
+
+# A long run (the quick suite is `pytest -m "not slow"`; CI runs everything).
+pytestmark = pytest.mark.slow
 
 COUNTS = (
     {"client_kills": 20, "host_kills": 3, "link_cuts": 6}

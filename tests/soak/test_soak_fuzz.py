@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.soak.common import FULL
 from tests.soak.fuzz import EXPECTED, run_fuzz
+
+# A long run (the quick suite is `pytest -m "not slow"`; CI runs everything).
+pytestmark = pytest.mark.slow
 
 MESSAGES = 100_000 if FULL else 600
 

@@ -1,7 +1,7 @@
 """The 52 card points, ``from_uniform(SHA-512(CARD_DOMAIN ‖ card text)[:32])`` (card-privacy.md).
 
 Shipped as constants because ``from_uniform`` is deprecated upstream;
-tests/test_privacy_group.py re-derives every one.  Index i is the point of ``CARDS[i]``
+tests/protocol/test_privacy_group.py re-derives every one.  Index i is the point of ``CARDS[i]``
 (canonical order, localdurak.game.cards).
 Generated once; do not edit by hand.
 """

@@ -1,0 +1,538 @@
+"""The `strong` level (issue 14): determinized Monte Carlo search from the seat's view alone.
+
+At a decision with more than one sensible answer the bot samples *worlds* — the cards it cannot
+see dealt at random to the places it cannot see into (the other hands' unknown parts, the
+stock under the trump card, the discards it missed) — builds a full-information `Game` of each
+world with the real engine, plays every candidate action in it and the rest of the game with a
+cheap heuristic policy for every seat, and picks the action that loses least often.  The same
+world serves every candidate of a round (common random numbers: the candidates are compared
+on the same cards), and candidates that fall clearly behind are dropped (successive halving).
+This is information-set Monte Carlo with a one-level tree: with the tens to hundreds of
+playouts a 100 ms budget allows in Python, a deeper tree has too few visits to learn from.
+
+What a sample respects (R-T4: only the view and what the bot saw): its own hand, the table,
+every card publicly known in a hand (taken from the table, a shown trump, the turned trump
+card drawn, cards a challenge sent back), the turned trump card at the bottom of the stock,
+the discards it saw go out (each bout's last table is public, ``PlayerView.last_bout``) and the
+counts.  reading: no void is inferred from a take — taking is always legal (R-B8), so a seat
+that took when it could have covered proves nothing about its hand; the sampler is uniform
+over every deal consistent with the public record.
+
+No clock and no randomness of its own (game/ is pure): the caller passes an `Rng` and, for a
+time budget, a ``clock`` (seconds, e.g. ``time.perf_counter``).  Without a clock the budget is
+in playouts only and a game is deterministic for a given seed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Final
+
+from localdurak.game.actions import Action, Do
+from localdurak.game.bots.base import Rng, beats, hand_mask
+from localdurak.game.bots.normal import NormalBot
+from localdurak.game.cards import CARDS, RANK_MASK, Card, cards_of, deck_mask, lowest_rank
+from localdurak.game.endgame import LOSS
+from localdurak.game.engine import Game
+from localdurak.game.rules import Rules, Variant
+from localdurak.game.view import PlayerView
+
+Clock = Callable[[], float]
+"""Seconds from any origin (``time.perf_counter`` at a people's table)."""
+
+DEFAULT_BUDGET_MS: Final = 100
+"""The time a move may take at people's tables (issue 14)."""
+MAX_SIMULATIONS: Final = 4000
+"""The cap on playouts per move whatever the clock says."""
+
+
+@dataclasses.dataclass
+class _Seen:
+    """What the strong bot adds to `normal`'s memory: the discards, the bout's opener."""
+
+    bout: int = -1
+    discarded: int = 0
+    """Cards seen going to the discard pile (each bout's last table is public)."""
+    complete: bool = True
+    """Whether every bout's end was seen (else some discards are unknown cards)."""
+    opener: int | None = None
+    """The seat that opened this bout (R-B12: the refill starts with him, after transfers)."""
+
+
+class StrongBot:
+    """Determinized Monte Carlo search over the real engine, `normal` as its instinct.
+
+    `normal` (asked every time, so its memory follows the game) proposes the moment to act and
+    a default answer; the search chooses among the candidate answers when there are several.
+    """
+
+    name = "strong"
+
+    # The share of the budget the search plans to use (the rest is slack for a loaded machine).
+    BUDGET_SHARE: Final = 0.8
+    # A playout stops after this many actions (a cycle of takes); it then counts as a draw.
+    PLAYOUT_CAP: Final = 600
+    # The heuristic's own answer is preferred unless another is this much better (in the
+    # share of games won): the search's noise should not overrule a sound default.
+    PRIOR: Final = 0.02
+    # Successive halving: after this many rounds a candidate whose mean trails the best by
+    # more than HALVE standard errors is dropped.
+    HALVE_AFTER: Final = 3
+    HALVE: Final = 2.0
+    # How often a playout seat plays a random legal action instead of the policy's.
+    NOISE: Final = 0.05
+
+    def __init__(
+        self,
+        rng: Rng,
+        *,
+        budget_ms: float = DEFAULT_BUDGET_MS,
+        clock: Clock | None = None,
+        simulations: int | None = None,
+    ) -> None:
+        self.rng = rng
+        self.budget_ms = budget_ms
+        self.clock = clock
+        # Budgeted in playouts (no clock): a fixed count, so that a seed decides the game.
+        self.simulations = (
+            simulations
+            if simulations is not None
+            else (MAX_SIMULATIONS if clock is not None else max(8, int(budget_ms * 2)))
+        )
+        self.normal = NormalBot(rng)
+        self.normal.NOTICE_RATE = 1.0  # a program reads every card on the table (R-S5)
+        self.seen = _Seen()
+        self.last_simulations = 0
+        """Playouts the last decision ran (for tests and benchmarks)."""
+
+    # --- memory -----------------------------------------------------------------------
+
+    def _observe(self, v: PlayerView) -> None:
+        s = self.seen
+        if v.bout < s.bout or (v.bout == 0 and v.discard_count == 0 and s.discarded):
+            s = self.seen = _Seen()  # a new game
+        if v.bout != s.bout:
+            if s.bout >= 0 and v.bout == s.bout + 1:
+                if not v.last_bout_taken:
+                    for a, c in v.last_bout:
+                        s.discarded |= 1 << a | (0 if c is None else 1 << c)
+                elif v.rules.partial_defence and v.rules.variant is Variant.DUREN:
+                    for a, c in v.last_bout:  # R-P5: the covered pairs are discarded
+                        if c is not None:
+                            s.discarded |= 1 << a | 1 << c
+            elif s.bout >= 0 or v.discard_count:
+                s.complete = False
+            s.bout = v.bout
+            s.opener = v.attacker
+        if s.discarded.bit_count() != v.discard_count:
+            s.complete = s.complete and s.discarded.bit_count() == v.discard_count
+
+    # --- choosing -----------------------------------------------------------------------
+
+    def choose(self, view: PlayerView) -> Action | None:
+        v = view
+        self._observe(v)
+        self.normal.mem.solved = None
+        h = self.normal.choose(v)
+        self.last_simulations = 0
+        seat = v.seat
+        if h is None or seat is None or v.result is not None:
+            return h  # not its moment (the heuristic knows when to wait)
+        if h.do is Do.CHALLENGE or (h not in v.legal and not _one_rank_opening(h, v)):
+            return h  # a challenge of a card seen played against the rules, or a cheat
+        if self.normal.mem.solved is not None and self.normal.mem.solved != LOSS:
+            return h  # the exact endgame search found a forced win or draw
+        cands = self._candidates(v, h)
+        if len(cands) < 2:
+            return h
+        return self._search(v, cands, cands.index(h) if h in cands else -1)
+
+    def _candidates(self, v: PlayerView, h: Action) -> list[Action]:
+        """The answers worth comparing: the honest legal ones (a defender's covers only on the
+        attack card the heuristic would cover: the order of covers changes little)."""
+        acts = [a for a in v.legal if a.do is not Do.CHALLENGE]
+        if v.seat == v.defender and h.do is Do.COVER:
+            acts = [a for a in acts if a.do is not Do.COVER or a.on == h.on]
+        elif v.seat == v.defender and v.uncovered:
+            on = max(v.uncovered, key=lambda c: _val(c, v.trump, lowest_rank(v.rules.deck)))
+            acts = [a for a in acts if a.do is not Do.COVER or a.on == on]
+        if h not in acts:
+            acts.append(h)
+        return acts
+
+    # --- the search ---------------------------------------------------------------------
+
+    def _search(self, v: PlayerView, cands: Sequence[Action], prior: int) -> Action:
+        assert v.seat is not None
+        sampler = _Sampler.of(v, self.seen)
+        if sampler is None:
+            return cands[prior] if prior >= 0 else cands[0]
+        clock = self.clock
+        start = clock() if clock is not None else 0.0
+        budget = self.budget_ms / 1000
+        k = len(cands)
+        wins = [0.0] * k
+        runs = [0] * k
+        alive = list(range(k))
+        sims = 0
+        mean_sim = 0.0
+        rounds = 0
+        sim_rules = dataclasses.replace(v.rules, cheating=False)
+        team = v.teams[v.seat]
+        rng = self.rng
+        policy = _Policy(v, rng, self.NOISE)
+        stop = False
+        while not stop and len(alive) > 1:
+            world = sampler.sample(rng)
+            for i in alive:
+                if sims >= self.simulations:
+                    stop = True
+                    break
+                if clock is not None:
+                    spent = clock() - start
+                    if spent + 1.5 * mean_sim > budget * self.BUDGET_SHARE:
+                        stop = True
+                        break
+                game = sampler.build(v, sim_rules, world, self.seen.opener)
+                game.apply(cands[i])
+                wins[i] += policy.playout(game, team, self.PLAYOUT_CAP)
+                runs[i] += 1
+                sims += 1
+                if clock is not None:
+                    mean_sim = (clock() - start) / sims
+            rounds += 1
+            if rounds >= self.HALVE_AFTER and not stop:
+                means = {i: wins[i] / runs[i] for i in alive if runs[i]}
+                best = max(means.values())
+                keep = []
+                for i in alive:
+                    n = runs[i]
+                    if not n or means[i] >= best - self.HALVE * 0.5 / n**0.5 or i == prior:
+                        keep.append(i)
+                alive = keep
+        self.last_simulations = sims
+
+        def score(i: int) -> float:
+            if not runs[i]:
+                return -1.0
+            return wins[i] / runs[i] + (self.PRIOR if i == prior else 0.0)
+
+        best_i = max(range(k), key=lambda i: (score(i), i == prior))
+        return cands[best_i]
+
+
+def _one_rank_opening(a: Action, v: PlayerView) -> bool:
+    """A multi-card opening of one rank (R-B1): legal, though `legal` lists single cards."""
+    if a.do is not Do.ATTACK or len(a.cards) < 2 or v.table:
+        return False
+    single = {x.cards[0] for x in v.legal if x.do is Do.ATTACK and len(x.cards) == 1}
+    return all(c in single and c % 13 == a.cards[0] % 13 for c in a.cards)
+
+
+def _val(c: int, trump: int, low: int) -> int:
+    """A card's strength: its rank in the deck, trumps above every plain card."""
+    r = c % 13 + 2 - low
+    return r + 15 - low if c // 13 == trump else r
+
+
+# --- worlds -------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class _Sampler:
+    """The unseen cards and the places they may be; `sample` deals them, `build` makes the
+    world's `Game`."""
+
+    pool: list[Card]
+    """The cards the bot cannot place."""
+    slots: list[int]
+    """Per seat, how many unknown cards its hand holds."""
+    stock_unknown: int
+    """The stock's cards above the turned trump card (all of it in a Japanese game)."""
+    hands: list[int]
+    """Per seat, the cards known to be there (the bot's own hand: all of it)."""
+    discarded: int
+
+    @classmethod
+    def of(cls, v: PlayerView, seen: _Seen) -> _Sampler | None:
+        seat = v.seat
+        assert seat is not None
+        hands = [0] * v.seats
+        hands[seat] = hand_mask(v.hand)
+        placed = hands[seat]
+        slots = [0] * v.seats
+        for s, sv in enumerate(v.others):
+            if s == seat:
+                continue
+            hands[s] = hand_mask(sv.known)
+            placed |= hands[s]
+            slots[s] = sv.count - len(sv.known)
+        for a, c in v.table:
+            placed |= 1 << a
+            if c is not None:
+                placed |= 1 << c
+        discarded = seen.discarded & ~placed if seen.complete else 0
+        placed |= discarded
+        turned = v.trump_card if v.stock_count else None
+        if turned is not None:
+            placed |= 1 << turned
+        pool = [CARDS[c] for c in cards_of(deck_mask(v.rules.deck) & ~placed)]
+        stock_unknown = v.stock_count - (1 if turned is not None else 0)
+        missing_discards = v.discard_count - discarded.bit_count()
+        if missing_discards < 0 or sum(slots) + stock_unknown + missing_discards != len(pool):
+            return None  # the bot's record does not add up (it missed too much): no search
+        return cls(pool, slots, stock_unknown, hands, discarded)
+
+    def sample(self, rng: Rng) -> tuple[list[int], list[Card], int]:
+        """One deal of the unseen cards: the hands, the stock (top first), the discards."""
+        pool = list(self.pool)
+        n = len(pool)
+        for i in range(n - 1, 0, -1):  # Fisher-Yates with the bot's own generator
+            j = rng.randrange(i + 1)
+            pool[i], pool[j] = pool[j], pool[i]
+        hands = list(self.hands)
+        pos = 0
+        for s, k in enumerate(self.slots):
+            for c in pool[pos : pos + k]:
+                hands[s] |= 1 << c
+            pos += k
+        stock = pool[pos : pos + self.stock_unknown]
+        pos += self.stock_unknown
+        discarded = self.discarded
+        for c in pool[pos:]:
+            discarded |= 1 << c
+        return hands, stock, discarded
+
+    @staticmethod
+    def build(
+        v: PlayerView,
+        rules: Rules,
+        world: tuple[list[int], list[Card], int],
+        opener: int | None,
+    ) -> Game:
+        """A full-information `Game` at the view's position with the world's cards (the
+        engine's own state, as tests/engine_helpers.position builds one)."""
+        hands, stock, discarded = world
+        g = Game(rules, v.seats, v.dealer, v.trump)
+        g._hands = list(hands)
+        g._pub = [hand_mask(sv.known) if s != v.seat else 0 for s, sv in enumerate(v.others)]
+        turned = v.trump_card if v.stock_count else None
+        g._stock = [*stock, turned] if turned is not None else list(stock)
+        g.stock_count = len(g._stock)
+        g._turned = turned
+        g.discard_count = v.discard_count
+        g._discard_mask = discarded
+        g._out = list(v.out)
+        g._out_mask = hand_mask(v.out)
+        g._marked = list(v.marked)
+        g._marked_mask = hand_mask(v.marked)
+        g._defended = v.defended
+        g._limit = v.limit
+        g._bout_no = v.bout
+        g.attacker = v.attacker
+        g.defender = v.defender
+        g._opener = opener if opener is not None else (v.attacker or 0)
+        g._att = [CARDS[a] for a, _ in v.table]
+        g._table = list(v.table)
+        unc = 0
+        tm = 0
+        ranks = 0
+        for a, c in v.table:
+            tm |= 1 << a
+            ranks |= RANK_MASK[a % 13]
+            if c is None:
+                unc += 1
+            else:
+                tm |= 1 << c
+                ranks |= RANK_MASK[c % 13]
+        g._uncovered = unc
+        g._table_mask = tm
+        g._rank_cards = ranks
+        g._passed = hand_mask(v.passed)
+        g._taking = v.phase == "taking"
+        g.phase = v.phase
+        g._attackers = hand_mask(v.attackers)
+        return g
+
+
+# --- the playout policy -------------------------------------------------------------------
+
+
+class _Policy:
+    """A cheap `normal`-like player for every seat of a world (it reads the world's hands:
+    they are the sample's, not anybody's real cards)."""
+
+    def __init__(self, v: PlayerView, rng: Rng, noise: float) -> None:
+        self.rng = rng
+        self.noise = noise
+        self.trump = v.trump
+        self.jap = v.rules.japanese
+        self.low = lowest_rank(v.rules.deck)
+        self.nr = 15 - self.low
+        self.duren = v.rules.variant is Variant.DUREN
+        t, low = self.trump, self.low
+        self.val = [_val(c, t, low) for c in range(52)]
+
+    def playout(self, g: Game, team: int, cap: int) -> float:
+        """Play the world to its end; 1 if ``team`` is not the durak, 0.5 a draw, else 0."""
+        act = self.act
+        for _ in range(cap):
+            if g.result is not None:
+                break
+            d = g.defender
+            a: Action | None = None
+            if g._att and g._uncovered and not g._taking and d is not None:
+                a = act(g, d)
+            elif not g._att:
+                if g.attacker is not None:
+                    a = act(g, g.attacker)
+            else:
+                m = g._attackers & ~g._passed
+                start = g.attacker if g.attacker is not None else 0
+                n = g.seats
+                for k in range(n):
+                    s = (start + k) % n
+                    if m >> s & 1:
+                        a = act(g, s)
+                        if a is not None:
+                            break
+            if a is None:
+                break
+            g.apply(a)
+        r = g.result
+        if r is None or r.draw:
+            return 0.5
+        return 0.0 if any(g.team(s) == team for s in r.durak) else 1.0
+
+    def act(self, g: Game, s: int) -> Action | None:
+        acts = g.legal_actions(s)
+        if not acts:
+            return None
+        if self.rng.random() < self.noise:
+            return acts[self.rng.randrange(len(acts))]
+        if s == g.defender and g._att:
+            return self._defend(g, s, acts)
+        if not g._att:
+            return self._lead(g, s, acts)
+        return self._throw(g, s, acts)
+
+    def _lead(self, g: Game, s: int, acts: list[Action]) -> Action:
+        val, nr, trump = self.val, self.nr, self.trump
+        if self.duren:
+
+            def dscore(a: Action) -> float:
+                sc = 0.0
+                for c in a.cards:
+                    sc += -val[c] if c // 13 != trump else -(val[c] - nr + 6)
+                return sc + 10.0 * len(a.cards)
+
+            return max(acts, key=dscore)
+        hand = g._hands[s]
+        best = acts[0]
+        best_score = 1e9
+        for a in acts:
+            if a.do is not Do.ATTACK:
+                continue
+            c = a.cards[0]
+            same = (hand & RANK_MASK[c % 13]).bit_count()
+            score = val[c] - 1.5 * (same - 1)
+            if score < best_score:
+                best, best_score = a, score
+        return best
+
+    def _throw(self, g: Game, s: int, acts: list[Action]) -> Action | None:
+        val, trump = self.val, self.trump
+        stock = g.stock_count
+        taking = g._taking
+        best: Action | None = None
+        best_val = 99
+        pass_: Action | None = None
+        small = g._hands[s].bit_count() <= 2
+        for a in acts:
+            if a.do is Do.PASS:
+                pass_ = a
+                continue
+            if a.do is not Do.ATTACK:
+                continue
+            c = a.cards[0]
+            x = val[c]
+            is_trump = c // 13 == trump
+            if stock == 0:
+                ok = not is_trump or small
+            elif taking:
+                ok = not is_trump and x <= (6 if stock > 6 else 9)
+            else:
+                ok = not is_trump and x <= (4 if stock > 12 else 6 if stock > 4 else 8)
+            if ok and x < best_val:
+                best, best_val = a, x
+        if best is not None:
+            return best
+        if g._uncovered and not taking:
+            return None
+        return pass_
+
+    def _defend(self, g: Game, s: int, acts: list[Action]) -> Action | None:
+        if g._taking or not g._uncovered:
+            return None
+        val, trump, jap, nr = self.val, self.trump, self.jap, self.nr
+        take: Action | None = None
+        covers: dict[tuple[int, int], Action] = {}
+        transfer: Action | None = None
+        for a in acts:
+            do = a.do
+            if do is Do.SHOW:
+                return a  # R-B7: free
+            if do is Do.TAKE:
+                take = a
+            elif do is Do.COVER:
+                assert a.card is not None and a.on is not None
+                covers[(a.card, a.on)] = a
+            elif do is Do.TRANSFER:
+                assert a.card is not None
+                cheaper = transfer is None or val[a.card] < val[transfer.card or 0]
+                if a.card // 13 != trump and cheaper:
+                    transfer = a
+        if transfer is not None:
+            return transfer
+        # The cheapest full cover: strongest attack card first, own suit first, then trumps.
+        free = sorted(cards_of(g._hands[s]), key=val.__getitem__)
+        todo: list[int] = sorted((x for x, y in g._table if y is None), key=lambda c: -val[c])
+        plan: list[tuple[int, int]] = []
+        later: list[int] = []
+        for t in todo:
+            pick = next((c for c in free if c // 13 == t // 13 and c > t), None)
+            if pick is None:
+                later.append(t)
+                continue
+            free.remove(pick)
+            plan.append((pick, t))
+        for u in later:
+            pick = next((c for c in free if beats(c, u, trump, jap)), None)
+            if pick is None:
+                return take
+            free.remove(pick)
+            plan.append((pick, u))
+        stock = g.stock_count
+        if stock:
+            early = min(1.0, stock / 12)
+            cost = 0.0
+            for c, _t in plan:
+                x = val[c]
+                if c // 13 == trump:
+                    cost += 3.0 + early * (4.0 + (x - nr))
+                else:
+                    cost += early * max(0, x - 5) * 0.5
+            burden = 0.0
+            n_table = 0
+            for pair in g._table:
+                for y in pair:
+                    if y is None:
+                        continue
+                    n_table += 1
+                    burden += 1.6 - 0.25 * val[y] if y // 13 != trump else -1.0
+            take_cost = 3.0 + max(0.0, burden) + 0.8 * n_table + (4.0 if stock <= 6 else 0.0)
+            if cost > take_cost and take is not None:
+                return take
+        cover, on = plan[0]
+        return covers.get((cover, on)) or take

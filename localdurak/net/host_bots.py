@@ -1,0 +1,226 @@
+"""The host's in-process bots (docs/protocol.md §4): each a seat like a remote player's.
+
+A `BotSeat` has its own signing key and privacy key and reads only its seat's view (R-T4);
+`HostBots` feeds every bot the table's events, lets one bot act at a time when the table is
+quiet (`think`), and posts what the bots sign into the host's inbox like any other command.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import pickle
+import random
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from localdurak.game.bots import Bot, Rng, make_bot
+from localdurak.net.replica import EphemeralKey, SeatGame, Signed
+from localdurak.protocol.codec import ProtocolError
+from localdurak.protocol.messages import GameStarted, Privacy, PrivacyEvent
+
+if TYPE_CHECKING:
+    from localdurak.net.peer import SeatSlot
+
+log = logging.getLogger("localdurak.net.host")
+
+BOT_REST = 0.2
+"""Seconds a host bot waits after the host refused one of its steps."""
+
+
+class BotSeat:
+    """An in-process bot: its own signing key and privacy key, its seat's view only.
+
+    Like a remote client it saves its seat (`SeatGame.freeze`) and the steps it has not seen
+    relayed yet before the host takes them, so a host that crashed and resumes carries the
+    bot's game on with the same privacy key."""
+
+    def __init__(
+        self,
+        level: str,
+        rng: random.Random,
+        key: EphemeralKey | None = None,
+        path: Path | None = None,
+    ) -> None:
+        self.level = level
+        self.key = key if key is not None else EphemeralKey()
+        self.bot: Bot = make_bot(level, cast(Rng, rng), clock=time.perf_counter)
+        self.game: SeatGame | None = None
+        self.next_id = 1
+        self.pending: list[Signed] = []
+        self.last_seq = 0
+        self.resting_until = 0.0
+        """After the host refused one of its steps, the bot does not try again before this
+        (loop time): a refused bot used to retry at once, for ever, in a busy loop."""
+        self.path = path
+        self._file: Any = None
+
+    def save(self) -> None:
+        if self.path is None:
+            return
+        state = {
+            "last_seq": self.last_seq,
+            "game": self.game.freeze() if self.game is not None else None,
+            "pending": self.pending,
+        }
+        blob = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+        if self._file is None:
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            self._file = os.fdopen(fd, "ab")
+        self._file.write(len(blob).to_bytes(4, "big") + blob)
+        self._file.flush()
+
+    def load(self) -> None:
+        if self.path is None or not self.path.exists():
+            return
+        data = self.path.read_bytes()
+        at, state = 0, None
+        while at + 4 <= len(data):
+            size = int.from_bytes(data[at : at + 4], "big")
+            if at + 4 + size > len(data):
+                break  # the crash tore the last entry
+            state = pickle.loads(data[at + 4 : at + 4 + size])
+            at += 4 + size
+        if state is None:
+            return
+        self.last_seq = state["last_seq"]
+        self.pending = list(state["pending"])
+        if state["game"] is not None:
+            self.game = SeatGame.thaw(state["game"], self.key)
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+Post = Callable[[int, Privacy], None]
+"""How a bot's command reaches the host's inbox (its seat, the command)."""
+
+
+class HostBots:
+    """The bots of one table: fed every event, one of them acting when the table is quiet.
+
+    ``seats`` gives the table's seats (the list changes when the owner resizes the table);
+    ``post`` queues a bot's command; ``wake`` queues nothing but a turn of the host's loop."""
+
+    def __init__(
+        self,
+        seats: Callable[[], Sequence[SeatSlot]],
+        post: Post,
+        wake: Callable[[], None],
+        rng: random.Random,
+        delay: float,
+    ) -> None:
+        self._seats = seats
+        self._post = post
+        self._wake = wake
+        self.rng = rng
+        self.delay = delay
+        self._wait: asyncio.TimerHandle | None = None
+
+    def bots(self) -> list[tuple[int, BotSeat]]:
+        return [(s, slot.bot) for s, slot in enumerate(self._seats()) if slot.bot is not None]
+
+    def feed_all(self, event: GameStarted | PrivacyEvent) -> None:
+        for s, bot in self.bots():
+            self.feed(s, bot, event)
+
+    def feed(self, s: int, bot: BotSeat, event: GameStarted | PrivacyEvent) -> None:
+        if event.seq <= bot.last_seq:
+            return  # a resumed bot already had it
+        bot.last_seq = event.seq
+        out: list[Signed] = []
+        try:
+            if isinstance(event, GameStarted):
+                bot.game = SeatGame(event, s, bot.key)
+                bot.pending = []
+                out = bot.game.start()
+            elif bot.game is not None and event.game == bot.game.game_id:
+                if event.seat == s:
+                    bot.pending = [p for p in bot.pending if p.n != event.n]
+                out = bot.game.receive(event)
+        except ProtocolError:
+            log.exception("bot at seat %d refused an event", s)
+            return
+        if out:
+            self.send(s, bot, out)
+
+    def reveal_now(self) -> None:
+        """A forfeit ended the game: every bot reveals its key at once (for the audit)."""
+        for s, bot in self.bots():
+            if bot.game is not None:
+                out = bot.game.reveal_now()
+                if out:
+                    self.send(s, bot, out)
+
+    def send(self, s: int, bot: BotSeat, out: list[Signed], delay: float = 0.0) -> None:
+        """Save the bot's seat first (what it signed must survive a crash), then queue."""
+        bot.pending += out
+        bot.save()
+        for signed in out:
+            cmd = signed.command(bot.next_id)
+            bot.next_id += 1
+            if delay > 0:
+                asyncio.get_running_loop().call_later(delay, self._post, s, cmd)
+            else:
+                self._post(s, cmd)
+
+    def resend_pending(self) -> None:
+        """Whatever the bots signed that the old host never relayed, again (a resume)."""
+        for s, bot in self.bots():
+            for signed in bot.pending:
+                self._post(s, signed.command(bot.next_id))
+                bot.next_id += 1
+
+    def think(self, held: int) -> None:
+        """One bot acts, when one may: a bot reads only its own seat's view.  ``held``:
+        actions waiting for challenges (R-S5), while which no bot acts."""
+        if self._wait is not None or held:
+            return
+        bots = self.bots()
+        self.rng.shuffle(bots)
+        for s, bot in bots:
+            sg = bot.game
+            if (
+                sg is None
+                or not sg.hand_complete()
+                or bot.resting_until > asyncio.get_running_loop().time()
+            ):
+                continue
+            view = sg.view()
+            if view is None or view.result is not None:
+                continue
+            action = bot.bot.choose(view)
+            if action is None:
+                continue
+            try:
+                signed = sg.act(action)
+            except (ValueError, ProtocolError) as e:
+                log.info("bot %d cannot play %s: %s", s, action, e)
+                continue
+            self.send(s, bot, [signed], self.delay)
+            if self.delay > 0:
+                loop = asyncio.get_running_loop()
+                self._wait = loop.call_later(self.delay, self._end_wait)
+            return
+
+    def _end_wait(self) -> None:
+        self._wait = None
+
+    def refused(self, seat: int, bot: BotSeat, cmd: Privacy) -> None:
+        """The host refused one of the bot's steps: forget it, rest a moment."""
+        bot.pending = [p for p in bot.pending if p.n != cmd.n]
+        if bot.game is not None and bot.game.game_id == cmd.game:
+            bot.game.refused(cmd.n)
+        loop = asyncio.get_running_loop()
+        bot.resting_until = loop.time() + BOT_REST
+        # Wake the table then, in case nothing else happens meanwhile.
+        loop.call_later(BOT_REST, self._wake)
+
+    def close(self) -> None:
+        for _, bot in self.bots():
+            bot.close()

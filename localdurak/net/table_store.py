@@ -1,0 +1,214 @@
+"""What a table keeps on disk (records.md journal; docs/protocol.md §7 resume).
+
+`TableStore` owns the table's files: the event log (``events.bin``, every numbered event as
+a frame, before anyone hears of it), the game's journal (JSON Lines, `protocol.records`),
+the table's options (``table.json``) and the coalesced fsync of the two logs.  Each line is
+flushed to the system before the event goes out, so a crash of the host's process loses
+nothing; the fsync that follows guards against a power cut (at most `SYNC_PAUSE_S` of lines).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from localdurak.protocol.codec import MAX_FRAME, FrameDecoder, ProtocolError, encode_frame
+from localdurak.protocol.connection import encoded_frame
+from localdurak.protocol.messages import Message, message_from_wire, message_to_wire
+from localdurak.protocol.privacy.audit import audit
+from localdurak.protocol.records import read_journal
+
+SYNC_PAUSE_S = 0.05
+"""The pause after each fsync of the journal and the event log (`TableStore.sync_soon`): at
+most this long more of a table's lines wait for the disk when the power goes (a crash of the
+host's own process loses none: each line is flushed to the system before anyone hears of it)."""
+EVENTS_FILE = "events.bin"
+STATE_FILE = "table.json"
+
+
+class TableStore:
+    """The files of one table: its state directory and the current game's journal."""
+
+    def __init__(self, state_dir: Path, record_dir: Path) -> None:
+        self.state_dir = state_dir
+        self.record_dir = record_dir
+        self.journal_path: Path | None = None
+        self.replaying = False
+        """True while a resume rebuilds the table from these files: nothing is written."""
+        self._journal: Any = None
+        self._events_file: Any = None
+        self._sync: asyncio.Task[None] | None = None
+        self._sync_again = False
+
+    # --- the event log -----------------------------------------------------------------------
+
+    def open_events(self, resumed: bool, events: list[Message]) -> None:
+        """Open the event log: appended to after a resume, else a new one with ``events``
+        (and the bots' saved seats of an old table forgotten)."""
+        if self._events_file is not None:
+            return
+        if not resumed:
+            for old in self.state_dir.glob("bot-*.bin"):
+                old.unlink()
+        mode = "ab" if resumed else "wb"
+        self._events_file = open(self.state_dir / EVENTS_FILE, mode)  # noqa: SIM115
+        if not resumed:
+            for e in events:
+                self._events_file.write(encode_frame(message_to_wire(e)))
+            self._events_file.flush()
+
+    def append_event(self, event: Message) -> None:
+        if self._events_file is not None and not self.replaying:
+            # Before anyone hears of it: a host that crashes after this line resumes with it.
+            self._events_file.write(encoded_frame(event))
+            self._events_file.flush()
+            self.sync_soon()
+
+    # --- the journal -------------------------------------------------------------------------
+
+    def open_journal(self, path: Path, header: str) -> None:
+        self.journal_path = path
+        if self._journal is not None:
+            fsync_all([self._journal.fileno()])
+            self._journal.close()
+        self._journal = open(path, "w", encoding="utf-8")  # noqa: SIM115
+        self.journal_line(header)
+
+    def journal_line(self, line: str) -> None:
+        if self._journal is not None and not self.replaying:
+            self._journal.write(line)
+            self._journal.flush()
+            self.sync_soon()
+
+    def rewrite_journal(self, lines: list[str]) -> None:
+        """The journal again from the rebuilt game (the crash may have cut it after a step the
+        event log never got); appending goes on from there."""
+        assert self.journal_path is not None
+        with open(self.journal_path, "w", encoding="utf-8") as f:
+            f.writelines(lines)
+        self._journal = open(self.journal_path, "a", encoding="utf-8")  # noqa: SIM115
+
+    async def write_record(self) -> tuple[Path | None, list[str] | None]:
+        """The finished game's record beside its journal (in a thread: the audit takes a
+        while), and the deck in deal order when the audit decoded it."""
+        if self.journal_path is None:
+            return None, None
+        return await asyncio.to_thread(write_record_file, self.journal_path)
+
+    # --- the table's options -----------------------------------------------------------------
+
+    def write_state(self, state: dict[str, Any]) -> None:
+        """What `resume` needs besides the event log: the table's options and the bots' keys."""
+        path = self.state_dir / STATE_FILE
+        tmp = path.with_suffix(".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(state, f)
+        tmp.replace(path)
+
+    # --- the disk ----------------------------------------------------------------------------
+
+    def sync_soon(self) -> None:
+        """Get the journal and the event log onto the disk, off the event loop.  ``flush``
+        per line already hands every line to the system before anyone hears of it, which
+        is all a crash of the host's process needs; ``fsync`` is for a laptop that loses
+        power or a system that crashes.  Coalesced: one sync at a time, and after it a pause
+        of `SYNC_PAUSE_S` that gathers the lines of the next one; a busy table syncs at most
+        about 1/`SYNC_PAUSE_S` times a second instead of once an action."""
+        if self._sync is not None:
+            self._sync_again = True
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # not serving (a resume rebuilding the table): nothing new to sync
+        self._sync = loop.create_task(self._sync_files(), name="fsync")
+
+    async def _sync_files(self) -> None:
+        try:
+            while True:
+                self._sync_again = False
+                fds = [f.fileno() for f in (self._journal, self._events_file) if f is not None]
+                await asyncio.to_thread(fsync_all, fds)
+                await asyncio.sleep(SYNC_PAUSE_S)
+                if not self._sync_again:
+                    return
+        finally:
+            self._sync = None
+
+    async def close(self) -> None:
+        if self._sync is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._sync, 2)
+        for f in (self._journal, self._events_file):
+            if f is not None:
+                fsync_all([f.fileno()])
+                f.close()
+        self._journal = self._events_file = None
+
+
+def read_frames(path: Path) -> list[Message]:
+    """The events of an event log (a torn last frame is dropped)."""
+    data = path.read_bytes() if path.exists() else b""
+    out: list[Message] = []
+    decoder = FrameDecoder(MAX_FRAME)
+    decoder.receive_data(data)
+    while True:
+        try:
+            frame = decoder.next_frame()
+        except ProtocolError:
+            break
+        if frame is None:
+            break
+        out.append(message_from_wire(frame))
+    return out
+
+
+def write_record_file(journal_path: Path) -> tuple[Path, list[str] | None]:
+    """The finished game's record beside its journal, audited (records.md); its path, and
+    the deck in deal order when the audit could decode it.  Pure work on files: a thread."""
+    record = read_journal(journal_path.read_text(encoding="utf-8"))
+    record.pop("privacy_log", None)
+    report = audit(record)
+    deck = [str(c) for c in report.deck] if report.deck is not None else None
+    if deck is not None:
+        record["deck"] = deck
+    record["audit"] = "clean" if report.clean else [str(f) for f in report.faults]
+    ordered: dict[str, Any] = {
+        k: record[k]
+        for k in ("format", "rules", "seats", "names", "dealer", "previous", "deck", "actions")
+        if k in record
+    }
+    ordered.update((k, v) for k, v in record.items() if k not in ordered)
+    path = journal_path.with_suffix(".json")
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(ordered, indent=1) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return path, deck
+
+
+def fsync_all(fds: list[int]) -> None:
+    for fd in fds:
+        # A file closed meanwhile (the last game's journal) was synced before it closed.
+        with contextlib.suppress(OSError):
+            os.fsync(fd)
+
+
+def table_state(journal: Path) -> tuple[Path, dict[str, Any]]:
+    """The state directory of ``journal``'s table and what it saved there (``table.json``);
+    ``journal`` may be the finished record beside it.  OSError or ValueError when unreadable."""
+    if journal.suffix == ".json" and journal.with_suffix(".journal").exists():
+        journal = journal.with_suffix(".journal")  # the record's journal beside it
+    head = read_journal(journal.read_text(encoding="utf-8"))
+    table = head.get("table")
+    if not isinstance(table, dict) or not isinstance(table.get("state"), str):
+        raise ValueError("this journal does not say where its table keeps its state")
+    state_dir = Path(table["state"])
+    state = json.loads((state_dir / STATE_FILE).read_text(encoding="utf-8"))
+    if not isinstance(state, dict):
+        raise ValueError("the table's saved state is not an object")
+    return state_dir, state

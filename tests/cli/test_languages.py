@@ -1,0 +1,350 @@
+"""The five languages (issue 13 item 12): every catalog has every message the code uses, the
+seeds' own table words, the language picked from the system locale or ``--lang``, and the
+main screens at 80×24 in each language (golden text under tests/golden/, nothing cut)."""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.utils import get_cwidth
+
+from localdurak.cli import i18n
+from localdurak.cli.app import DurakApp
+from localdurak.cli.i18n import _, ngettext
+from localdurak.cli.lobby import Lobby, NoTables
+from localdurak.cli.words import status_text
+from localdurak.net.api import TableSession
+from tests.cli.test_app import defending_state, finished_state
+from tests.support.cli_helpers import FixedOutput, check_golden, rendered
+
+ROOT = Path(__file__).parent.parent.parent
+CLI = ROOT / "localdurak" / "cli"
+LOCALE = CLI / "locale"
+LANGUAGES = ["ru", "uk", "pl", "zh_Hant"]
+PLURALS = {"ru": 3, "uk": 3, "pl": 3, "zh_Hant": 1}
+
+
+@pytest.fixture(autouse=True)
+def _english_after() -> Iterator[None]:
+    yield
+    i18n.set_language("en")
+
+
+def code_msgids() -> dict[str, str | None]:
+    """Every message the client passes to _() or ngettext(), with the plural msgid (None
+    for a singular-only message): read from the source, so a new string cannot hide."""
+    out: dict[str, str | None] = {}
+    for path in sorted(CLI.glob("**/*.py")):
+        if path.name == "i18n.py":  # the functions themselves
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call) or not node.args:
+                continue
+            f = node.func
+            name = (
+                f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+            )
+            first = node.args[0]
+            if name in ("_", "N_") and isinstance(first, ast.Constant):
+                assert isinstance(first.value, str), f"{path.name}:{node.lineno}"
+                out[first.value] = None
+            elif name == "ngettext":
+                second = node.args[1]
+                assert isinstance(first, ast.Constant) and isinstance(second, ast.Constant), (
+                    f"{path.name}:{node.lineno}: ngettext needs literal messages"
+                )
+                out[first.value] = second.value
+    for message in i18n.EXTRA_MESSAGES:
+        out.setdefault(message, None)
+    return out
+
+
+def po_entries(code: str) -> dict[str, tuple[str | None, list[str]]]:
+    """msgid → (msgid_plural, msgstr forms), every entry, empty ones too (parse_po drops
+    those, so they would only show up as missing)."""
+    entries: dict[str, tuple[str | None, list[str]]] = {}
+    text = (LOCALE / f"{code}.po").read_text(encoding="utf-8")
+    for key, value in i18n.parse_po(text).items():
+        if not key:
+            continue
+        msgid, _, plural = key.partition("\0")
+        entries[msgid] = (plural or None, value.split("\0") if plural else [value])
+    return entries
+
+
+def test_the_code_uses_many_messages() -> None:
+    ids = code_msgids()
+    assert len(ids) > 200
+    assert "You defend: cover {cards} or take (t)." in ids
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_every_catalog_has_every_message(code: str) -> None:
+    entries = po_entries(code)
+    missing = sorted(m for m in code_msgids() if m not in entries)
+    assert not missing, f"{code}.po lacks {len(missing)}: {missing}"
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_plural_forms_complete(code: str) -> None:
+    entries = po_entries(code)
+    header = i18n.parse_po((LOCALE / f"{code}.po").read_text(encoding="utf-8"))[""]
+    assert f"nplurals={PLURALS[code]};" in header
+    for msgid, plural in code_msgids().items():
+        if plural is None:
+            continue
+        got_plural, forms = entries[msgid]
+        assert got_plural == plural, f"{code}: {msgid!r} has msgid_plural {got_plural!r}"
+        assert len(forms) == PLURALS[code] and all(forms), f"{code}: {msgid!r}: {forms}"
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_placeholders_kept(code: str) -> None:
+    """A translation keeps exactly the {names} its message fills in (a lost one would raise
+    KeyError on screen or drop a card from the sentence)."""
+    for msgid, (plural, forms) in po_entries(code).items():
+        want = sorted(re.findall(r"\{\w*\}", plural or msgid))
+        for form in forms:
+            assert sorted(re.findall(r"\{\w*\}", form)) == want, f"{code}: {msgid!r} → {form!r}"
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_no_message_left_over(code: str) -> None:
+    """A catalog entry the code no longer uses is a stale translation: it goes."""
+    stale = sorted(set(po_entries(code)) - set(code_msgids()))
+    assert not stale, f"{code}.po has messages the code does not use: {stale}"
+
+
+PLURAL_CASES = {
+    "uk": ["1 карта", "3 карти", "5 карт", "11 карт", "21 карта", "22 карти"],
+    "pl": ["1 karta", "3 karty", "5 kart", "11 kart", "21 kart", "22 karty"],
+    "zh_Hant": ["1 張牌", "3 張牌", "5 張牌", "11 張牌", "21 張牌", "22 張牌"],
+}
+
+
+@pytest.mark.parametrize("code", sorted(PLURAL_CASES))
+def test_plural_rules(code: str) -> None:
+    i18n.set_language(code)
+    got = [i18n.ngettext("{n} card", "{n} cards", n).format(n=n) for n in (1, 3, 5, 11, 21, 22)]
+    assert got == PLURAL_CASES[code]
+
+
+# The words players of each language use, as the seeds write them (issue 13: козир/kozyr,
+# підкидати, atut, 王牌, 加牌, 轉移; ru: Беру, Бито, Козырь, Погоны).
+SEED_WORDS = {
+    "ru": ["Козырь", "подкид", "Беру", "Бито", "Погоны", "шулер"],
+    "uk": ["козир", "підкида", "Беру", "Бито", "Погони", "відбій", "шулер"],
+    "pl": ["atut", "dorzuca", "przebi", "Kozyr", "Beru", "Bito", "szuler"],
+    "zh_Hant": ["王牌", "加牌", "轉移", "棄牌堆", "杜拉克", "肩章", "允許作弊", "揭穿"],
+}
+
+
+@pytest.mark.parametrize("code", sorted(SEED_WORDS))
+def test_the_seeds_words(code: str) -> None:
+    text = "\n".join(f for _, forms in po_entries(code).values() for f in forms)
+    for word in SEED_WORDS[code]:
+        assert word in text, f"{code}: {word!r}"
+
+
+@pytest.mark.parametrize("code", sorted(SEED_WORDS))
+def test_glossary_in_the_language(code: str) -> None:
+    from localdurak.cli.words import glossary
+
+    i18n.set_language(code)
+    words = glossary()
+    i18n.set_language("en")
+    assert len(words) == len(glossary())
+    english = dict(glossary())
+    for word, meaning in words:
+        assert meaning not in english.values(), f"{code}: {word} — {meaning} is English"
+
+
+# --- which language ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("env", "want"),
+    [
+        ({"LANG": "uk_UA.UTF-8"}, "uk"),
+        ({"LANG": "pl_PL.UTF-8"}, "pl"),
+        ({"LANG": "ru_RU.UTF-8"}, "ru"),
+        ({"LANG": "zh_TW.UTF-8"}, "zh_Hant"),
+        ({"LANG": "zh_HK.UTF-8"}, "zh_Hant"),
+        ({"LC_ALL": "zh_CN.UTF-8", "LANG": "en_US.UTF-8"}, "zh_Hant"),  # reading in i18n.py
+        ({"LC_MESSAGES": "pl_PL", "LANG": "uk_UA.UTF-8"}, "pl"),
+        ({"LANGUAGE": "de:uk", "LANG": "pl_PL.UTF-8"}, "uk"),
+        ({"LANGUAGE": "zh_Hant_TW"}, "zh_Hant"),
+        ({"LANG": "de_DE.UTF-8"}, "en"),
+        ({"LANG": "C"}, "en"),
+        ({}, "en"),
+    ],
+)
+def test_language_from_the_system_locale(env: dict[str, str], want: str) -> None:
+    assert i18n.pick(None, env) == want
+
+
+@pytest.mark.parametrize(
+    ("flag", "want"),
+    [
+        ("uk", "uk"),
+        ("pl", "pl"),
+        ("ru", "ru"),
+        ("en", "en"),
+        ("zh", "zh_Hant"),
+        ("zh_TW", "zh_Hant"),
+        ("zh-Hant", "zh_Hant"),
+        ("zh_Hant", "zh_Hant"),
+        ("uk_UA.UTF-8", "uk"),
+        ("PL", "pl"),
+    ],
+)
+def test_lang_flag_overrides_the_locale(flag: str, want: str) -> None:
+    assert i18n.pick(flag, {"LANG": "ru_RU.UTF-8"}) == want
+
+
+def test_unknown_language_names_the_five() -> None:
+    with pytest.raises(i18n.CatalogError, match="available: en, pl, ru, uk, zh_Hant"):
+        i18n.pick("xx")
+
+
+def test_five_languages_available() -> None:
+    assert i18n.available() == ["en", "pl", "ru", "uk", "zh_Hant"]
+
+
+# --- the screens at 80×24, in every language -----------------------------------------------
+
+
+def width(text: str) -> int:
+    return sum(get_cwidth(ch) for ch in text)
+
+
+def status_line(text: str) -> str:
+    return next(line for line in text.splitlines() if "▶" in line)
+
+
+async def _screen(
+    session: TableSession | None = None, lobby: Lobby | None = None, keys: str = ""
+) -> str:
+    """The 80×24 screen of a client (after ``keys``), as text."""
+    with create_pipe_input() as pipe:
+        app = DurakApp(session=session, lobby=lobby, input=pipe, output=FixedOutput())
+        running = asyncio.get_running_loop().create_task(app.run_async())
+        await rendered(app.application)
+        if keys:
+            pipe.send_text(keys)
+        text = await rendered(app.application)
+        app.application.exit(result=0)
+        await asyncio.wait_for(running, 5)
+    for line in text.splitlines():
+        assert width(line) <= 80
+    return text
+
+
+def golden_name(screen: str, code: str) -> str:
+    return f"{screen}_{code.replace('_', '-').lower()}"
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+async def test_golden_table_screen(code: str) -> None:
+    i18n.set_language(code)
+    session = defending_state()
+    text = await _screen(session)
+    view = session.view
+    assert view is not None
+    # The ▶ line says all of what you may do, uncut.
+    want = status_text(view, session.names)
+    assert "▶ " + want in status_line(text), f"{want!r} cut: {status_line(text)!r}"
+    # The key bar has every key of a defender, each with its word.
+    keys = text.splitlines()[-2]
+    for word in (_("take"), _("help"), _("quit"), _("play")):
+        assert word in keys, f"{word!r} missing from {keys!r}"
+    assert _("Trump") in text and _("Bout:") in text
+    check_golden(golden_name("table", code), text)
+
+
+HELP_HINTS = [
+    "select a card of your hand",
+    "move the selection",
+    "mark cards to lead several",
+    "play: attack, throw in, cover",
+    "choose the attack card to cover",
+    "pick a table card by number",
+    "transfer (perevodnoy)",
+    "show a trump to transfer",
+    "take the cards (Beru)",
+    "done / pass (Bito)",
+    "challenge (cheating mode)",
+    "next game (after a game)",
+    "leave the table",
+    "click: select, again: play",
+]
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+async def test_golden_help_screen(code: str) -> None:
+    from localdurak.cli.words import glossary
+
+    i18n.set_language(code)
+    text = await _screen(defending_state(), keys="?")
+    flat = " ".join(text.split())
+    for word, meaning in glossary():
+        assert f"{word} — {meaning}" in flat or (word in flat and meaning in flat), (
+            f"{code}: glossary {word!r} cut"
+        )
+    for hint in HELP_HINTS:
+        assert _(hint) in flat, f"{code}: {_(hint)!r} cut"
+    check_golden(golden_name("help", code), text)
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+async def test_golden_game_over_screen(code: str) -> None:
+    i18n.set_language(code)
+    text = await _screen(finished_state())
+    assert _("{names} — durak!").format(names="Boris") in text
+    assert _("with pogony: {n}").format(n=3) in text
+    score = ngettext(
+        "Score after {n} game (times durak):", "Score after {n} games (times durak):", 3
+    ).format(n=3)
+    assert score in text
+    check_golden(golden_name("game_over", code), text)
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+async def test_golden_lobby_screen(
+    code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LOCALDURAK_HOME", str(tmp_path))
+    i18n.set_language(code)
+    text = await _screen(lobby=Lobby("Anna", NoTables(), bot_delay=0))
+    flat = " ".join(text.split())
+    for word in (_("host a table"), _("play against bots"), _("enter an address")):
+        assert word in flat, f"{code}: {word!r} missing"
+    check_golden(golden_name("lobby", code), text)
+
+
+def test_chinese_text_wraps_between_characters() -> None:
+    """Chinese has no spaces between words: a line breaks between any two characters, not
+    after the whole sentence (which would run off an 80-column screen), and a comma or full
+    stop never begins a line."""
+    from localdurak.cli.table import wrap
+
+    text = (
+        "如果朋友開了桌：Wi-Fi 用戶端隔離、VPN 或防火牆可能把牌桌藏起來——"
+        "按 a 輸入桌主螢幕上的位址。"
+    )
+    lines = wrap(text, 30)
+    assert len(lines) > 1 and all(width(line) <= 30 for line in lines)
+    assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+    assert not any(line[0] in "，。、：" for line in lines)
+    assert wrap("You defend: cover Q♥ Q♠, transfer (p), or take (t).", 20) == [
+        "You defend: cover Q♥",
+        "Q♠, transfer (p), or",
+        "take (t).",
+    ]

@@ -1,0 +1,146 @@
+"""Network play as people see it: two real terminals (a private tmux server) in two network
+namespaces on a private bridge (tests/support/netns.py: 192.0.2.0/24, nothing leaves the machine).
+
+``localdurak host`` runs in one namespace, the ``localdurak`` lobby in the other; the lobby
+finds the table over mDNS, Enter joins it, both screens show the same pairing code, a bot
+(``join --bot``) takes the last seat, and the two people play until a bout ends — keys go in
+with send-keys, the screens come back with capture-pane (issues 4 and 5, ui.md, lan.md)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.netns import REPO, NetnsLan, unavailable_reason
+
+TMUX = shutil.which("tmux") or "/usr/bin/tmux"
+SOCKET = f"localdurak-net-{os.getpid()}"
+"""A private tmux server (-L): it holds only this test's sessions."""
+
+pytestmark = [
+    pytest.mark.skipif(not Path(TMUX).exists(), reason="tmux is not installed"),
+    pytest.mark.skipif(unavailable_reason() is not None, reason=str(unavailable_reason())),
+    pytest.mark.slow,  # namespaces and a real terminal: the quick suite skips it
+]
+
+CODE = re.compile(r"[0-9A-F]{4}-[0-9A-F]{4}")
+BOUT_OVER = ("Bito —", "picks up", "you pick up the cards")
+
+
+def _tmux(*args: str) -> str:
+    return subprocess.run(
+        [TMUX, "-L", SOCKET, *args], check=True, capture_output=True, text=True, timeout=10
+    ).stdout
+
+
+@pytest.fixture
+def lan() -> Iterator[NetnsLan]:
+    with NetnsLan(2) as lan:
+        yield lan
+
+
+@pytest.fixture
+def tmux() -> Iterator[None]:
+    yield
+    subprocess.run([TMUX, "-L", SOCKET, "kill-server"], capture_output=True, timeout=10)
+
+
+def _start(lan: NetnsLan, host: int, name: str, home: Path, args: str) -> Callable[[], str]:
+    """``localdurak ARGS`` in a 80×24 terminal inside namespace ``host``; its screen reader."""
+    inner = (
+        f"cd {shlex.quote(str(REPO))} && env -u LOCALDURAK_NO_MDNS "
+        f"LOCALDURAK_HOME={shlex.quote(str(home))} LANG=C.UTF-8 "
+        f"PYTHONPATH={shlex.quote(str(REPO))} "
+        f"{shlex.quote(sys.executable)} -m localdurak {args}; echo EXIT=$?; sleep 30"
+    )
+    command = shlex.join(lan.command(host, ["sh", "-c", inner]))
+    _tmux("new-session", "-d", "-s", name, "-x", "80", "-y", "24", command)
+    return lambda: _tmux("capture-pane", "-p", "-t", name)
+
+
+def _wait(capture: Callable[[], str], text: str, timeout: float = 15.0) -> str:
+    deadline = time.monotonic() + timeout
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = capture()
+        if text in screen:
+            return screen
+        time.sleep(0.05)
+    raise AssertionError(f"{text!r} never appeared; the screen:\n{screen}")
+
+
+def test_host_and_lobby_in_two_namespaces_play_a_bout(
+    lan: NetnsLan, tmux: None, tmp_path: Path
+) -> None:
+    host_screen = _start(
+        lan,
+        0,
+        "host",
+        tmp_path / "anna",
+        f"host --name Kitchen --seats 3 --player Anna --record-dir {tmp_path / 'records'}",
+    )
+    # The host's screen: its table's lobby, not "Dealing…".
+    screen = _wait(host_screen, "Waiting for:")
+    assert "Table Kitchen" in screen and f"{lan.addresses[0]}:" in screen
+    assert "Anna (you)" in screen and "(free)" in screen and "Dealing" not in screen
+    port = re.search(re.escape(lan.addresses[0]) + r":(\d+)", screen)
+    assert port is not None
+
+    guest_screen = _start(lan, 1, "guest", tmp_path / "vera", "--name Vera")
+    screen = _wait(guest_screen, "Kitchen")  # found over mDNS across the bridge
+    assert "1/3 seats" in screen
+    _tmux("send-keys", "-t", "guest", "Enter")
+    screen = _wait(guest_screen, "Code to compare with the host:")
+    guest_code = CODE.search(screen.split("Code to compare with the host:")[1])
+    assert guest_code is not None
+    screen = _wait(host_screen, "Vera")
+    assert f"code {guest_code.group()}" in screen  # the same code on both screens
+
+    # The third seat: a bot over the network, in the host's namespace.
+    argv = ["join", "--bot", "--name", "Boris", "--address", f"127.0.0.1:{port.group(1)}"]
+    bot = subprocess.Popen(
+        lan.command(0, [sys.executable, "-m", "localdurak", *argv]),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=REPO,
+        env={**os.environ, "LOCALDURAK_HOME": str(tmp_path / "boris"), "PYTHONPATH": str(REPO)},
+    )
+    try:
+        _wait(host_screen, "you: Anna", 30)
+        _wait(guest_screen, "you: Vera", 30)
+        # The people play: each sends the first card (attack, throw in or cover), done, take,
+        # until a bout is over on both screens.
+        deadline = time.monotonic() + 40
+        screens = ("", "")
+        while time.monotonic() < deadline:
+            for name in ("host", "guest"):
+                for keys in (["1", "Enter"], ["d"], ["t"]):
+                    _tmux("send-keys", "-t", name, *keys)
+                    time.sleep(0.25)
+            screens = (host_screen(), guest_screen())
+            for s in screens:
+                assert "Traceback" not in s and "EXIT=" not in s, s
+            if all(any(w in s for w in BOUT_OVER) for s in screens):
+                break
+        else:
+            raise AssertionError("no bout ended; the screens:\n" + "\n".join(screens))
+        for s in screens:
+            assert "▶" in s
+        _tmux("send-keys", "-t", "guest", "q")  # back to the lobby
+        _wait(guest_screen, "Tables on this network")
+        _tmux("send-keys", "-t", "guest", "q")
+        _wait(guest_screen, "EXIT=0")
+        _tmux("send-keys", "-t", "host", "q")
+        _wait(host_screen, "EXIT=0")
+    finally:
+        bot.kill()
+        bot.communicate(timeout=10)
