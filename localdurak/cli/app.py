@@ -322,8 +322,10 @@ class DurakApp:
         out: StyleAndTextTuples = []
         out += table.opponents(v, s.names, w, offline=s.offline_seats, ascii_only=self.ascii_only)
         out.append(("", "\n"))
-        out += table.info_line(v, self.ascii_only)
-        out.append(("", "\n\n"))
+        info = table.info_line(v, self.ascii_only, w)
+        out += info
+        # The marked note under the line takes the blank row: the table stays where it was.
+        out.append(("", "\n" if any("\n" in f[1] for f in info) else "\n\n"))
         ui = self.ui
         shown_target = ui.target
         ui.target = self.effective_target()
@@ -445,7 +447,7 @@ class DurakApp:
 
     def help_text(self) -> StyleAndTextTuples:
         keys = [
-            ("1-9 0 - =", _("select a card of your hand")),
+            ("1-9 0", _("select a card of your hand")),
             ("← →", _("move the selection")),
             ("Space", _("mark cards to lead several")),
             ("Enter", _("play: attack, throw in, cover")),
@@ -460,13 +462,34 @@ class DurakApp:
             ("q", _("leave the table")),
             (_("mouse"), _("click: select, again: play")),
         ]
+        if self.session is None:
+            # The lobby's own keys (issue 13 item 11: its help listed the table's).
+            keys = [
+                ("↑ ↓", _("choose a table")),
+                ("Enter", _("join the table")),
+                ("h", _("host a table")),
+                ("b", _("play against bots")),
+                ("a", _("enter an address")),
+                ("n", _("your name")),
+                ("q", _("quit")),
+            ]
         out: StyleAndTextTuples = [("class:heading", " " + _("Keys")), ("", "\n")]
         half = (len(keys) + 1) // 2
         col = self.width() // 2
+        # Two columns; a description too long for its column goes on in a second line
+        # (Russian at 80 columns was cut, issue 13 item 11).
         for i in range(half):
-            for k, what in keys[i::half][:2]:
-                out += [("class:key", "  " + table.pad(k, 6)), ("", table.pad(what, col - 8))]
-            out.append(("", "\n"))
+            pair = keys[i::half][:2]
+            texts = [table.wrap(what, col - 8) for _k, what in pair]
+            for row in range(max(len(x) for x in texts)):
+                for (k, _w), lines in zip(pair, texts, strict=True):
+                    label = k if row == 0 else ""
+                    more = lines[row] if row < len(lines) else ""
+                    out += [
+                        ("class:key", "  " + table.pad(label, 6)),
+                        ("", table.pad(more, col - 8)),
+                    ]
+                out.append(("", "\n"))
         if self.session is not None and not self.session.offline:
             from localdurak.cli.netplay import pairing_lines
 

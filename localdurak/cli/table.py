@@ -174,7 +174,9 @@ def _known(cards: Sequence[Card], width: int, ascii_only: bool) -> StyleAndTextT
 # --- trump, stock, discard ---------------------------------------------------------------
 
 
-def info_line(view: PlayerView, ascii_only: bool = False) -> StyleAndTextTuples:
+def info_line(view: PlayerView, ascii_only: bool = False, width: int = 78) -> StyleAndTextTuples:
+    """Trump, stock and discard; "you are marked" after them, or under them when the line
+    would be cut (at 80 columns, issue 13 item 11)."""
     trump = view.trump
     style = "class:trump-red" if trump.red else "class:trump-black"
     out: StyleAndTextTuples = [("", "  "), ("class:label", _("Trump") + " ")]
@@ -188,7 +190,12 @@ def info_line(view: PlayerView, ascii_only: bool = False) -> StyleAndTextTuples:
     out.append(("class:label", "     " + _("Discard: {n}").format(n=view.discard_count)))
     if view.seat is not None and view.seat in view.marked:
         # R-S3/R-S4: a marked player plays honestly for the rest of the game.
-        out.append(("class:role-marked", "     " + _("you are marked: honest play only")))
+        note = _("you are marked: honest play only")
+        used = sum(get_cwidth(f[1]) for f in out)
+        if used + 5 + get_cwidth(note) <= width:
+            out.append(("class:role-marked", "     " + note))
+        else:
+            out += [("", "\n"), ("class:role-marked", "  " + note)]
     return out
 
 
@@ -444,19 +451,26 @@ def key_line(
     elif view.result is not None:
         keys = [("n", _("next game"), 0), ("q", _("leave"), 0), ("?", _("help"), 1)]
     else:
-        keys = [("1-9", _("card"), 1)]
-        if view is not None and view.rules.variant is Variant.DUREN:
-            keys.append(("Space", _("mark"), 3))
+        # The keys for what you may do now stay longest (60×20: "t take" while you defend).
+        may = {a.do for a in view.legal}
+        plays = bool(may & {Do.ATTACK, Do.COVER, Do.TRANSFER, Do.SHOW})
+
+        def now(*kinds: Do) -> int:
+            return 1 if may & set(kinds) else 4
+
+        keys = [("1-9", _("card"), 1 if plays else 5)]
+        if view.rules.variant is Variant.DUREN:
+            keys.append(("Space", _("mark"), 2 if Do.ATTACK in may else 6))
         keys += [
-            ("↑↓", _("target"), 5),
-            ("Enter", _("play"), 1),
-            ("t", _("take"), 2),
-            ("d", _("done/pass"), 2),
+            ("↑↓", _("target"), 3 if len(view.uncovered) > 1 and Do.COVER in may else 7),
+            ("Enter", _("play"), 1 if plays else 5),
+            ("t", _("take"), now(Do.TAKE)),
+            ("d", _("done/pass"), now(Do.PASS)),
         ]
-        if view is not None and view.rules.variant is Variant.PEREVODNOY:
-            keys.append(("p", _("transfer"), 3))
+        if view.rules.variant is Variant.PEREVODNOY:
+            keys.append(("p", _("transfer"), now(Do.TRANSFER)))
         if cheating:
-            keys.append(("c", _("challenge"), 3))
+            keys.append(("c", _("challenge"), 2 if Do.CHALLENGE in may else 6))
         keys += [("?", _("help"), 0), ("q", _("quit"), 0)]
 
     def cost(key: tuple[str, str, int]) -> int:

@@ -343,7 +343,7 @@ async def test_lobby_hosts_a_table_with_a_pin_and_shows_it(pipe: PipeInput) -> N
     await _until(app, "Tables on this network")
     pipe.send_text("h")
     await _until(app, "Host a table")
-    pipe.send_text("\x1b[A")  # up from the first field: the last one, the PIN
+    pipe.send_text("\x1b[A\x1b[A")  # up from seats: the table name, then the last field, the PIN
     pipe.send_text("\x1b[C")  # right: yes
     text = await _until(app, "pin")
     pipe.send_text("\r")
