@@ -1,32 +1,57 @@
-"""Bots benchmark (issue 4, part 7): `normal` against `random`, durak rates and move times.
+"""Bots benchmark (docs/bots.md): seeded matches between levels, and the bot ladder.
 
-    python benchmarks/bots.py [--games N] [--json] [--seed S]
+    python benchmarks/bots.py --match A B --games N [--budget-ms MS] [--simulations N]
+        [--variant V] [--seats N] [--rules JSON] [--seed S] [--jobs J] [--clock wall|cpu] --json
+    python benchmarks/bots.py --ladder [--ladder-games N] [--jobs J] [--json]
+    python benchmarks/bots.py [--games N] [--json]       # the issue-4 lines (normal vs random)
 
-Main line: 2,000 two-player games of 36-card podkidnoy, seats alternated; extra lines:
-perevodnoy, a 4-player table of two normal and two random bots (alternating seats), and
-normal against the greedy baseline (random is too weak to tell strategies apart).  A durak
-rate is the share of games in which a seat of that level was the durak.
-Target (issue 4): normal is the durak in at most 8% of the two-player games, and a `choose`
-call takes under 5 ms (CPU time; the wall-clock time is printed too, it grows with the load of
-a shared machine).  Exit status 1 if the durak-rate target is missed.
+A level is ``random``, ``greedy`` (the textbook baseline), ``normal``, ``strong`` (at
+``--budget-ms``, default 100) or ``strong@MS`` (at MS ms a move).  ``--simulations N`` budgets
+`strong` in playouts instead of time, so that a seed decides every game.
+
+**--match A B** plays N games: at N seats (default 2) the levels sit A B A B ..., rotated by one
+seat each game, so that each level has each seat equally often; game g deals the deck of
+``random.Random(f"{seed}:{g}")``, so a game is the same whatever ``--jobs`` runs it.  The last
+line is one JSON object: ``games``, ``draws``, ``durak`` (per level: the games in which a seat
+of that level was the durak), ``durak_rate`` among decided games with its 95% Wilson interval,
+and per level the time of a ``choose`` call: CPU and wall, mean and p99 (ms), and for
+``strong`` its budget and the share of calls over budget + 10%.
+
+**--ladder** plays every pair of random, greedy, normal and strong at 20, 100 and 500 ms in
+2-player podkidnoy, 2-player perevodnoy and at a 4-player podkidnoy table (two of each), and
+prints Elo ratings with 95% intervals (random anchored at 1000; maximum likelihood over the
+pairwise scores, a game won by the level whose seats were not the durak; intervals from 200
+bootstrap resamples of the games).  ``--ladder-games N`` games per pair and table (default
+20; a strong-500 game is the slow one, about 15 s).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
+import math
 import random
 import sys
 import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 from localdurak.game.actions import Action
-from localdurak.game.bots import Bot, GreedyBot, make_bot, play_game
+from localdurak.game.bots import Bot, GreedyBot, StrongBot, make_bot, play_game
 from localdurak.game.cards import deck_cards
 from localdurak.game.engine import Game
 from localdurak.game.rules import Rules
 from localdurak.game.view import PlayerView
+
+LADDER_LEVELS = ("random", "greedy", "normal", "strong@20", "strong@100", "strong@500")
+LADDER_TABLES: dict[str, tuple[dict[str, Any], int]] = {
+    "podkidnoy 2p": ({}, 2),
+    "perevodnoy 2p": ({"variant": "perevodnoy"}, 2),
+    "podkidnoy 4p": ({}, 4),
+}
 
 
 @dataclass
@@ -51,100 +76,320 @@ class Timed:
         return a
 
 
-def new_bot(level: str, rng: random.Random) -> Bot:
+@dataclass(frozen=True)
+class Spec:
+    """How the bots of a match are made."""
+
+    budget_ms: float = 100
+    simulations: int | None = None
+    clock: str = "wall"
+
+
+def budget_of(level: str, spec: Spec) -> float | None:
+    if not level.startswith("strong"):
+        return None
+    _, _, ms = level.partition("@")
+    return float(ms) if ms else spec.budget_ms
+
+
+def new_bot(level: str, rng: random.Random, spec: Spec) -> Bot:
     # "greedy" is the textbook baseline, not a level players choose.
-    return GreedyBot(rng) if level == "greedy" else make_bot(level, rng)
+    if level == "greedy":
+        return GreedyBot(rng)
+    budget = budget_of(level, spec)
+    if budget is not None:
+        if spec.simulations is not None:
+            return StrongBot(rng, budget_ms=budget, simulations=spec.simulations)
+        clock = time.process_time if spec.clock == "cpu" else time.perf_counter
+        return StrongBot(rng, budget_ms=budget, clock=clock)
+    return make_bot(level, rng)
 
 
-def run(label: str, rules: Rules, levels: list[str], games: int, seed: int) -> dict[str, Any]:
-    """``games`` games with ``levels`` seated in turn-rotated order (seats alternated)."""
-    rng = random.Random(seed)
+def one_game(
+    args: tuple[dict[str, Any], list[str], int, int, Spec],
+) -> tuple[list[str], bool, list[int], dict[str, list[float]], dict[str, list[float]]]:
+    """Game ``g`` of a match: the seats' levels, draw?, the durak seats, and move times."""
+    rules_d, levels, seed, g, spec = args
+    rules = Rules.from_dict(rules_d) if rules_d else Rules()
     n = len(levels)
-    durak = {lv: 0 for lv in set(levels)}
-    draws = 0
-    times: dict[str, list[float]] = {lv: [] for lv in set(levels)}
-    walls: dict[str, list[float]] = {lv: [] for lv in set(levels)}
+    rng = random.Random(f"{seed}:{g}")
+    shift = g % n
+    seat_levels = [levels[(s + shift) % n] for s in range(n)]
+    bots = [Timed(new_bot(lv, random.Random(rng.random()), spec)) for lv in seat_levels]
+    deck = list(deck_cards(rules.deck))
+    rng.shuffle(deck)
+    game = Game.deal(rules, n, rng.randrange(n), deck)
+    result = play_game(game, bots, rng)
+    times: dict[str, list[float]] = {}
+    walls: dict[str, list[float]] = {}
+    for s, lv in enumerate(seat_levels):
+        times.setdefault(lv, []).extend(bots[s].times)
+        walls.setdefault(lv, []).extend(bots[s].walls)
+    return seat_levels, result.draw, list(result.durak), times, walls
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a proportion k/n."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return (max(0.0, c - h), min(1.0, c + h))
+
+
+def p99(xs: list[float]) -> float:
+    if not xs:
+        return 0.0
+    s = sorted(xs)
+    return s[min(len(s) - 1, math.ceil(0.99 * len(s)) - 1)]
+
+
+def match(
+    a: str,
+    b: str,
+    games: int,
+    *,
+    rules: dict[str, Any] | None = None,
+    seats: int = 2,
+    seed: int = 1,
+    jobs: int = 1,
+    spec: Spec | None = None,
+    outcomes: list[tuple[float, float]] | None = None,
+) -> dict[str, Any]:
+    """A seeded match of ``games`` games, A and B alternating seats (see the module doc)."""
+    spec = spec or Spec()
+    levels = [a if s % 2 == 0 else b for s in range(seats)]
+    work = [(rules or {}, levels, seed, g, spec) for g in range(games)]
     t0 = time.perf_counter()
-    for g in range(games):
-        shift = g % n
-        seat_levels = [levels[(s + shift) % n] for s in range(n)]
-        bots = [Timed(new_bot(lv, random.Random(rng.random()))) for lv in seat_levels]
-        deck = list(deck_cards(rules.deck))
-        rng.shuffle(deck)
-        game = Game.deal(rules, n, rng.randrange(n), deck)
-        result = play_game(game, bots, rng)
-        for s, lv in enumerate(seat_levels):
-            times[lv].extend(bots[s].times)
-            walls[lv].extend(bots[s].walls)
-        if result.draw:
-            draws += 1
-        for lv in {seat_levels[s] for s in result.durak}:
-            durak[lv] += 1
+    if jobs > 1:
+        with ProcessPoolExecutor(jobs) as pool:
+            results = list(pool.map(one_game, work, chunksize=1))
+    else:
+        results = [one_game(w) for w in work]
     elapsed = time.perf_counter() - t0
-    out: dict[str, Any] = {"label": label, "games": games, "draws": draws, "seconds": elapsed}
-    for lv in sorted(durak):
-        ts = sorted(times[lv])
-        ws = sorted(walls[lv])
-        out[lv] = {
-            # The share of games in which a seat of this level was the durak.
-            "durak_rate": durak[lv] / games,
-            "durak": durak[lv],
-            "choose_mean_ms": 1000 * sum(ts) / max(1, len(ts)),
-            "choose_p99_ms": 1000 * ts[int(0.99 * (len(ts) - 1))] if ts else 0.0,
-            "choose_wall_mean_ms": 1000 * sum(ws) / max(1, len(ws)),
-            "choose_wall_p99_ms": 1000 * ws[int(0.99 * (len(ws) - 1))] if ws else 0.0,
+    durak = {a: 0, b: 0}
+    draws = 0
+    times: dict[str, list[float]] = {a: [], b: []}
+    walls: dict[str, list[float]] = {a: [], b: []}
+    for seat_levels, draw, duraks, ts, ws in results:
+        if draw:
+            draws += 1
+            if outcomes is not None:
+                outcomes.append((0.5, 0.5))
+        lost = {seat_levels[s] for s in duraks}
+        for lv in lost:
+            durak[lv] += 1
+        if outcomes is not None and not draw:
+            outcomes.append((0.0 if a in lost else 1.0, 0.0 if b in lost else 1.0))
+        for lv in ts:
+            times[lv].extend(ts[lv])
+            walls[lv].extend(ws[lv])
+    decided = games - draws
+    out: dict[str, Any] = {
+        "A": a,
+        "B": b,
+        "rules": rules or {},
+        "seats": seats,
+        "seed": seed,
+        "games": games,
+        "draws": draws,
+        "decided": decided,
+        "durak": {"A": durak[a], "B": durak[b]} if a != b else {"A": durak[a], "B": durak[a]},
+        "durak_rate": {},
+        "move_ms": {},
+        "seconds": round(elapsed, 1),
+    }
+    for key, lv in (("A", a), ("B", b)):
+        k = durak[lv]
+        lo, hi = wilson(k, decided)
+        out["durak_rate"][key] = {
+            "rate": k / decided if decided else 0.0,
+            "ci95": [round(lo, 4), round(hi, 4)],
+        }
+        ts, ws = times[lv], walls[lv]
+        m: dict[str, Any] = {
+            "level": lv,
             "calls": len(ts),
+            "cpu_mean": 1000 * sum(ts) / max(1, len(ts)),
+            "cpu_p99": 1000 * p99(ts),
+            "wall_mean": 1000 * sum(ws) / max(1, len(ws)),
+            "wall_p99": 1000 * p99(ws),
+        }
+        budget = budget_of(lv, spec)
+        if budget is not None:
+            m["budget_ms"] = budget
+            m["simulations"] = spec.simulations
+            m["clock"] = "simulations" if spec.simulations is not None else spec.clock
+            over = sum(1 for w in ws if w > 1.1 * budget / 1000)
+            m["over_budget_share"] = over / max(1, len(ws))
+        out["move_ms"][key] = {
+            k2: round(v, 3) if isinstance(v, float) else v for k2, v in m.items()
         }
     return out
 
 
+# --- the ladder ----------------------------------------------------------------------------
+
+
+def elo_fit(
+    levels: Sequence[str], pairs: dict[tuple[str, str], list[tuple[float, float]]]
+) -> dict[str, float]:
+    """Maximum-likelihood Elo ratings (random at 1000) from per-game scores of each pair."""
+    idx = {lv: i for i, lv in enumerate(levels)}
+    r = [0.0] * len(levels)
+    agg: list[tuple[int, int, float, int]] = []
+    for (a, b), games in pairs.items():
+        sa = sum(x for x, _ in games)
+        sb = sum(y for _, y in games)
+        tot = sa + sb
+        if tot:
+            agg.append((idx[a], idx[b], sa / tot * len(games), len(games)))
+    for _ in range(2000):  # gradient ascent on the log-likelihood, in Elo points
+        grad = [0.0] * len(levels)
+        for i, j, s, n in agg:
+            e = 1 / (1 + 10 ** ((r[j] - r[i]) / 400))
+            grad[i] += s - n * e
+            grad[j] -= s - n * e
+        for i in range(len(levels)):
+            # a little pull towards 0 keeps a level that never lost finite
+            r[i] += 8 * (grad[i] - 0.001 * r[i]) / max(1, sum(n for *_, n in agg))
+        r = [x - r[0] for x in r]
+    return {lv: round(1000 + r[idx[lv]], 1) for lv in levels}
+
+
+def ladder(games: int, seed: int, jobs: int, spec: Spec) -> dict[str, Any]:
+    out: dict[str, Any] = {"levels": list(LADDER_LEVELS), "games_per_pair": games, "tables": {}}
+    t0 = time.perf_counter()
+    for name, (rules, seats) in LADDER_TABLES.items():
+        pairs: dict[tuple[str, str], list[tuple[float, float]]] = {}
+        matches = []
+        for a, b in itertools.combinations(LADDER_LEVELS, 2):
+            res: list[tuple[float, float]] = []
+            m = match(
+                a, b, games, rules=rules, seats=seats, seed=seed, jobs=jobs, spec=spec, outcomes=res
+            )
+            pairs[(a, b)] = res
+            matches.append(m)
+            print(
+                f"# {name}: {a} vs {b}: durak {m['durak']} draws {m['draws']} ({m['seconds']} s)",
+                file=sys.stderr,
+                flush=True,
+            )
+        elo = elo_fit(LADDER_LEVELS, pairs)
+        brng = random.Random(seed)
+        boots: dict[str, list[float]] = {lv: [] for lv in LADDER_LEVELS}
+        for _ in range(200):
+            resampled = {k: [v[brng.randrange(len(v))] for _ in v] for k, v in pairs.items() if v}
+            for lv, x in elo_fit(LADDER_LEVELS, resampled).items():
+                boots[lv].append(x)
+        table: dict[str, Any] = {}
+        for lv in LADDER_LEVELS:
+            bs = sorted(boots[lv])
+            table[lv] = {
+                "elo": elo[lv],
+                "ci95": [bs[int(0.025 * len(bs))], bs[int(0.975 * len(bs)) - 1]],
+            }
+        out["tables"][name] = {"elo": table, "matches": matches}
+    out["seconds"] = round(time.perf_counter() - t0, 1)
+    return out
+
+
+# --- the issue-4 lines ---------------------------------------------------------------------
+
+
+def baseline(games: int, seed: int) -> list[dict[str, Any]]:
+    """normal against random (podkidnoy, perevodnoy, a 4-player table) and against greedy."""
+    return [
+        match("normal", "random", games, seed=seed),
+        match(
+            "normal", "random", max(1, games // 4), rules={"variant": "perevodnoy"}, seed=seed + 1
+        ),
+        match("normal", "random", max(1, games // 4), seats=4, seed=seed + 2),
+        match("normal", "greedy", max(1, games // 2), seed=seed + 3),
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--games", type=int, default=2000)
+    p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    p.add_argument("--match", nargs=2, metavar=("A", "B"))
+    p.add_argument("--ladder", action="store_true")
+    p.add_argument("--games", type=int, default=None)
+    p.add_argument("--ladder-games", type=int, default=20)
+    p.add_argument("--budget-ms", type=float, default=100)
+    p.add_argument("--simulations", type=int, default=None)
+    p.add_argument("--clock", choices=("wall", "cpu"), default="wall")
+    p.add_argument("--variant", default=None)
+    p.add_argument("--rules", default=None, help="more table options, as JSON (rules.md O)")
+    p.add_argument("--seats", type=int, default=2)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
-    g = args.games
-    lines = [  # the first line is the issue's target
-        run("podkidnoy 36, 2 players", Rules(), ["normal", "random"], g, args.seed),
-        run(
-            "perevodnoy 36, 2 players",
-            Rules(variant="perevodnoy"),
-            ["normal", "random"],
-            max(1, g // 4),
-            args.seed + 1,
-        ),
-        run(
-            "podkidnoy 36, 4 players (2 normal, 2 random)",
-            Rules(),
-            ["normal", "random", "normal", "random"],
-            max(1, g // 4),
-            args.seed + 2,
-        ),
-        run(
-            "podkidnoy 36, 2 players, against the greedy baseline",
-            Rules(),
-            ["normal", "greedy"],
-            max(1, g // 2),
-            args.seed + 3,
-        ),
-    ]
+    spec = Spec(args.budget_ms, args.simulations, args.clock)
+    rules: dict[str, Any] = json.loads(args.rules) if args.rules else {}
+    if args.variant:
+        rules["variant"] = args.variant
+    try:
+        Rules.from_dict(rules).check_seats(args.seats)
+        for lv in args.match or ():
+            if lv.partition("@")[0] not in ("random", "greedy", "normal", "strong"):
+                raise ValueError(f"unknown level {lv!r}")
+    except ValueError as e:
+        print(f"bots.py: {e}", file=sys.stderr)
+        return 2
+    if args.match:
+        a, b = args.match
+        r = match(
+            a,
+            b,
+            args.games or 100,
+            rules=rules,
+            seats=args.seats,
+            seed=args.seed,
+            jobs=args.jobs,
+            spec=spec,
+        )
+        if not args.json:
+            for key in ("A", "B"):
+                x, t = r["durak_rate"][key], r["move_ms"][key]
+                print(
+                    f"{r[key]:11s} durak {r['durak'][key]:5d} ({100 * x['rate']:.1f}% of decided,"
+                    f" 95% {100 * x['ci95'][0]:.1f}-{100 * x['ci95'][1]:.1f}%)  move CPU "
+                    f"{t['cpu_mean']:.2f}/{t['cpu_p99']:.2f} ms, wall {t['wall_mean']:.2f}/"
+                    f"{t['wall_p99']:.2f} ms (mean/p99)"
+                )
+            print(f"{r['games']} games, {r['draws']} draws, {r['seconds']} s")
+        print(json.dumps(r))
+        return 0
+    if args.ladder:
+        r = ladder(args.ladder_games, args.seed, args.jobs, spec)
+        if not args.json:
+            for name, t in r["tables"].items():
+                print(name)
+                for lv, e in t["elo"].items():
+                    print(
+                        f"  {lv:11s} Elo {e['elo']:7.1f}"
+                        f"  (95% {e['ci95'][0]:.0f}..{e['ci95'][1]:.0f})"
+                    )
+            print(f"{r['seconds']} s")
+        print(json.dumps(r))
+        return 0
+    lines = baseline(args.games or 2000, args.seed)
     if args.json:
-        json.dump(lines, sys.stdout, indent=2)
-        print()
+        print(json.dumps(lines))
     else:
         for r in lines:
-            print(f"{r['label']}: {r['games']} games in {r['seconds']:.1f} s, {r['draws']} draws")
-            for lv in ("normal", "random", "greedy"):
-                if lv not in r:
-                    continue
-                x = r[lv]
-                print(
-                    f"  {lv:7s} durak {100 * x['durak_rate']:5.1f}%  "
-                    f"choose CPU mean {x['choose_mean_ms']:.3f} ms p99 {x['choose_p99_ms']:.3f} ms"
-                    f" (wall {x['choose_wall_mean_ms']:.3f} / {x['choose_wall_p99_ms']:.3f} ms)"
-                )
-    main_rate = lines[0]["normal"]["durak_rate"]
+            x = r["move_ms"]["A"]
+            print(
+                f"{r['A']} vs {r['B']} {r['rules'] or ''} {r['seats']} seats: "
+                f"{r['games']} games, "
+                f"{r['draws']} draws, durak {r['durak']}; normal choose CPU mean "
+                f"{x['cpu_mean']:.3f} ms p99 {x['cpu_p99']:.3f} ms (wall {x['wall_mean']:.3f} / "
+                f"{x['wall_p99']:.3f} ms)"
+            )
+    main_rate = lines[0]["durak"]["A"] / max(1, lines[0]["games"])
     return 0 if main_rate <= 0.08 else 1
 
 

@@ -41,7 +41,7 @@ from localdurak.game.cards import Card, lowest_rank
 from localdurak.game.rules import ThrowInOrder
 from localdurak.game.view import PlayerView
 from localdurak.net.api import ActionRefused, AuditStatus, ConnectionState, TableSession
-from localdurak.protocol.codec import ProtocolError
+from localdurak.protocol.errors import RemoteProtocolError
 
 if TYPE_CHECKING:
     from localdurak.cli.lobby import Lobby
@@ -284,7 +284,8 @@ class DurakApp:
     def _banner_visible(self) -> bool:
         s = self.session
         return s is not None and (
-            s.connection in (ConnectionState.RECONNECTING, ConnectionState.CLOSED)
+            s.connection
+            in (ConnectionState.RECONNECTING, ConnectionState.PAUSED, ConnectionState.CLOSED)
             or bool(s.offline_seats)
         )
 
@@ -293,6 +294,8 @@ class DurakApp:
         assert s is not None
         if s.connection is ConnectionState.RECONNECTING:
             text = _("Connection lost — reconnecting…")
+        elif s.connection is ConnectionState.PAUSED:
+            text = _("The host paused; it will resume. Your seat is kept.")
         elif s.connection is ConnectionState.CLOSED:
             text = _("The table is closed. q to leave.")
         else:
@@ -600,7 +603,7 @@ class DurakApp:
     async def _owner(self, command: Callable[[Any], Awaitable[None]]) -> None:
         try:
             await command(self.session)
-        except (ProtocolError, ConnectionError) as e:
+        except (RemoteProtocolError, ConnectionError) as e:
             reason = str(e)
             self.show_message(reason[:1].upper() + reason[1:])
 

@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from localdurak.cli import record_file
+from localdurak.cli.i18n import _
 from localdurak.cli.options import client_parent
 
 from ..protocol.privacy.audit import NotARecord, audit
@@ -23,14 +24,16 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "audit",
         parents=[client_parent()],
-        help="audit a finished game's card-privacy transcript",
-        description="Check a game record's card-privacy transcript: every proof, every "
-        "shuffle and every claim, with the keys revealed at the end.",
+        help=_("audit a finished game's card-privacy transcript"),
+        description=_(
+            "Check a game record's card-privacy transcript: every proof, every "
+            "shuffle and every claim, with the keys revealed at the end."
+        ),
     )
     p.add_argument(
         "record",
         metavar="RECORD",
-        help="a game record (JSON) or its journal (.journal), as the host writes them",
+        help=_("a game record (JSON) or its journal (.journal), as the host writes them"),
     )
     p.set_defaults(func=run)
 

@@ -17,11 +17,13 @@ import asyncio
 import contextlib
 import json
 import os
+import shlex
 import signal
 import sys
 from pathlib import Path
 from typing import Any
 
+from localdurak.cli.i18n import _
 from localdurak.cli.logs import setup_logging
 from localdurak.cli.options import add_rules_options, client_parent, rules_from_args
 from localdurak.datadir import data_dir
@@ -32,40 +34,67 @@ from localdurak.net.identity import IdentityError, load_or_create
 from localdurak.net.transport import DEFAULT_PORT, PortInUse
 
 
+def port_number(text: str) -> int:
+    """A TCP port, 0..65535 (0: any free port); anything else is a usage error (exit 2)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0..65535, not {port}")
+    return port
+
+
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "host",
         parents=[client_parent()],
-        help="start a table on this laptop",
-        description="Start a table, advertised on the local network.",
+        help=_("start a table on this laptop"),
+        description=_("Start a table, advertised on the local network."),
     )
-    p.add_argument("--name", default=None, help="the table's name")
-    p.add_argument("--headless", action="store_true", help="no screen: JSON lines on stdout")
-    p.add_argument("--bots", type=int, default=0, metavar="K", help="bots taking seats at once")
-    p.add_argument("--level", choices=BOT_LEVELS, default="normal", help="the bots' level")
-    p.add_argument("--games", type=int, default=1, metavar="G", help="games in the series")
+    p.add_argument("--name", default=None, help=_("the table's name"))
+    p.add_argument("--headless", action="store_true", help=_("no screen: JSON lines on stdout"))
+    p.add_argument("--bots", type=int, default=0, metavar="K", help=_("bots taking seats at once"))
+    p.add_argument("--level", choices=BOT_LEVELS, default="normal", help=_("the bots' level"))
+    p.add_argument("--games", type=int, default=1, metavar="G", help=_("games in the series"))
     p.add_argument(
         "--record-dir",
         type=Path,
         default=None,
         metavar="DIR",
-        help="where the games' records go (default: records/ in the data directory, as the "
-        "lobby's tables)",
+        help=_(
+            "where the games' records go (default: records/ in the data directory, as the "
+            "lobby's tables)"
+        ),
     )
-    p.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="P", help="0: any free port")
-    p.add_argument("--pin", default=None, metavar="CODE", help="a PIN new players must give")
-    p.add_argument("--no-advertise", action="store_true", help="do not announce on mDNS")
-    p.add_argument("--hold", type=float, default=120.0, metavar="S", help="seat hold (seconds)")
-    p.add_argument("--challenge-window", type=float, default=2.0, metavar="S", help="R-S5")
+    p.add_argument(
+        "--port", type=port_number, default=DEFAULT_PORT, metavar="P", help=_("0: any free port")
+    )
+    p.add_argument("--pin", default=None, metavar="CODE", help=_("a PIN new players must give"))
+    p.add_argument("--no-advertise", action="store_true", help=_("do not announce on mDNS"))
+    p.add_argument("--hold", type=float, default=120.0, metavar="S", help=_("seat hold (seconds)"))
+    p.add_argument(
+        "--challenge-window",
+        type=float,
+        default=2.0,
+        metavar="S",
+        help=_("seconds to challenge before a bout closes (R-S5)"),
+    )
     p.add_argument(
         "--bot-delay",
         type=float,
         default=None,
         metavar="S",
-        help="seconds a bot waits before it acts (default: 0 headless, 0.7 with a person)",
+        help=_("seconds a bot waits before it acts (default: 0 headless, 0.7 with a person)"),
     )
-    p.add_argument("--resume", type=Path, default=None, metavar="JOURNAL")
-    p.add_argument("--player", default=None, metavar="NAME", help="your name at the table")
+    p.add_argument(
+        "--resume",
+        type=Path,
+        default=None,
+        metavar="JOURNAL",
+        help=_("pick up a table again from its journal"),
+    )
+    p.add_argument("--player", default=None, metavar="NAME", help=_("your name at the table"))
     add_rules_options(p)
     p.set_defaults(func=run)
 
@@ -211,22 +240,43 @@ async def _play_hosted(hosting: Any, session: Any, ascii_only: bool) -> int:
         return await DurakApp(session=session, hosting=hosting, ascii_only=ascii_only).run_async()
     finally:
         await session.close()
-        await hosting.close("the host left")
+        _said_paused(await hosting.stop("the host left"))
+
+
+def _said_paused(journal: Path | None) -> None:
+    """The exact command that carries a paused table on (nothing when it closed)."""
+    if journal is not None:
+        print(
+            "localdurak host: paused; carry the table on with:\n"
+            f"  localdurak host --resume {shlex.quote(str(journal))}",
+            file=sys.stderr,
+        )
 
 
 async def _serve(host: TableHost) -> int:
+    """Serve the table; SIGINT or SIGTERM pauses it (issue 15: stopping is pausing) — what a
+    resume needs is on disk, every client is told and keeps its seat — and prints the
+    command that carries it on; a table with nothing to resume closes."""
     loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(sig, lambda: loop.create_task(host.close("the host stopped")))
+            loop.add_signal_handler(sig, stop.set)
     try:
         await host.start()
-    except PortInUse as e:
+    except (PortInUse, OSError) as e:
         print(f"localdurak host: {e}", file=sys.stderr)
+        await host.close()
         return 1
+    running = asyncio.create_task(host.run())
+    stopping = asyncio.create_task(stop.wait())
     try:
-        await host.run()
+        await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        if stop.is_set() and not running.done():
+            _said_paused(await host.stop("the host stopped"))
+        await running
     finally:
+        stopping.cancel()
         _flush_timing()
         sys.stdout.flush()
     return 0

@@ -25,25 +25,32 @@ from localdurak.game.bots import BOT_LEVELS
 from localdurak.net.client import Address, ClientSession, play_as_bot
 from localdurak.net.discovery import DiscoveryUnavailable, TableBrowser
 from localdurak.net.identity import IdentityError, load_or_create
-from localdurak.protocol.codec import BadPin, ProtocolError
+from localdurak.protocol.errors import BadPin, RemoteProtocolError
 
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "join",
         parents=[client_parent()],
-        help="join a table on the network",
-        description="Join a table by (part of) its name, or by address.",
+        help=_("join a table on the network"),
+        description=_("Join a table by (part of) its name, or by address."),
     )
-    p.add_argument("table", nargs="?", default=None, metavar="TABLE")
-    p.add_argument("--address", default=None, metavar="HOST:PORT")
-    p.add_argument("--fingerprint", default=None, help="the host's certificate fingerprint")
-    p.add_argument("--bot", action="store_true", help="a bot plays the seat")
-    p.add_argument("--level", choices=BOT_LEVELS, default="normal")
-    p.add_argument("--name", default=None)
-    p.add_argument("--pin", default=None, metavar="CODE")
-    p.add_argument("--timeout", type=float, default=10.0, help="seconds to look for the table")
-    p.add_argument("--delay", type=float, default=0.0, help="seconds the bot thinks per move")
+    p.add_argument(
+        "table", nargs="?", default=None, metavar="TABLE", help=_("(part of) the table's name")
+    )
+    p.add_argument(
+        "--address",
+        default=None,
+        metavar="HOST:PORT",
+        help=_("the address the host's screen shows"),
+    )
+    p.add_argument("--fingerprint", default=None, help=_("the host's certificate fingerprint"))
+    p.add_argument("--bot", action="store_true", help=_("a bot plays the seat"))
+    p.add_argument("--level", choices=BOT_LEVELS, default="normal", help=_("the bot's level"))
+    p.add_argument("--name", default=None, help=_("your name at the table"))
+    p.add_argument("--pin", default=None, metavar="CODE", help=_("the table's PIN, if it asks"))
+    p.add_argument("--timeout", type=float, default=10.0, help=_("seconds to look for the table"))
+    p.add_argument("--delay", type=float, default=0.0, help=_("seconds the bot thinks per move"))
     p.set_defaults(func=run)
 
 
@@ -174,7 +181,7 @@ async def _play_person(session: ClientSession, ascii_only: bool = False) -> int:
             print(f"localdurak join: {e}", file=sys.stderr)
             pin = await asyncio.to_thread(getpass.getpass, "PIN: ")
             session = ClientSession(session.identity, session.name, session.address, pin=pin)
-        except (ProtocolError, ConnectionError, OSError, TimeoutError) as e:
+        except (RemoteProtocolError, ConnectionError, OSError, TimeoutError) as e:
             print(f"localdurak join: {e or type(e).__name__}", file=sys.stderr)
             return 1
     try:
@@ -192,7 +199,11 @@ async def _play(identity: Any, name: str, address: Address, args: argparse.Names
         session.trace = _print_late
     try:
         await session.start()
-    except (ProtocolError, ConnectionError, OSError) as e:
+    except BadPin as e:
+        # A script (join --bot) cannot be asked for the PIN: say how to give it.
+        print(f"localdurak join: {e}; give it with --pin", file=sys.stderr)
+        return 1
+    except (RemoteProtocolError, ConnectionError, OSError) as e:
         print(f"localdurak join: {e}", file=sys.stderr)
         return 1
     _print(
@@ -201,7 +212,7 @@ async def _play(identity: Any, name: str, address: Address, args: argparse.Names
     bot = asyncio.create_task(play_as_bot(session, args.level, delay=args.delay, on_event=_print))
     try:
         await session.run_until_closed()
-    except (ProtocolError, ConnectionError) as e:
+    except (RemoteProtocolError, ConnectionError) as e:
         print(f"localdurak join: {e}", file=sys.stderr)
         return 1
     finally:

@@ -10,6 +10,7 @@ import sys
 from typing import Any
 
 from localdurak.cli import i18n, settings
+from localdurak.cli.i18n import _
 from localdurak.cli.options import add_rules_options, client_parent, rules_from_args
 from localdurak.game.bots import BOT_LEVELS
 from localdurak.game.rules import RulesError
@@ -17,21 +18,21 @@ from localdurak.game.rules import RulesError
 
 def add_client_options(parser: argparse.ArgumentParser) -> None:
     """The player's name (``--lang`` and ``--ascii`` come with `client_parent`)."""
-    parser.add_argument("--name", help="your name at the table (remembered)")
+    parser.add_argument("--name", help=_("your name at the table (remembered)"))
 
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "play",
         parents=[client_parent()],
-        help="an offline game on this laptop against bots",
-        description="Play Durak on this laptop against 1 to 5 bots.",
+        help=_("an offline game on this laptop against bots"),
+        description=_("Play Durak on this laptop against 1 to 5 bots."),
     )
-    p.add_argument("--bots", type=int, default=None, metavar="K", help="bots, 1..5 (default 2)")
-    p.add_argument("--level", choices=BOT_LEVELS, default="normal", help="the bots' level")
-    p.add_argument("--seed", type=int, default=None, help="shuffle with this seed (replays)")
+    p.add_argument("--bots", type=int, default=None, metavar="K", help=_("bots, 1..5 (default 2)"))
+    p.add_argument("--level", choices=BOT_LEVELS, default="normal", help=_("the bots' level"))
+    p.add_argument("--seed", type=int, default=None, help=_("shuffle with this seed (replays)"))
     p.add_argument(
-        "--speed", type=float, default=0.7, metavar="S", help="seconds between bot moves"
+        "--speed", type=float, default=0.7, metavar="S", help=_("seconds between bot moves")
     )
     add_client_options(p)
     add_rules_options(p)

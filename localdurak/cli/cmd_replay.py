@@ -17,6 +17,7 @@ import sys
 from typing import Any
 
 from localdurak.cli import record_file
+from localdurak.cli.i18n import _
 from localdurak.cli.options import client_parent
 from localdurak.game.actions import Action, Do, IllegalAction
 from localdurak.game.cards import RANK_LETTERS, Card, Suit, lowest_rank
@@ -35,15 +36,17 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "replay",
         parents=[client_parent()],
-        help="replay a game record",
-        description="Replay a game record (records.md) with the rules engine.",
+        help=_("replay a game record"),
+        description=_("Replay a game record (records.md) with the rules engine."),
     )
     p.add_argument(
         "record",
         metavar="RECORD",
-        help="the record file (JSON) or its journal (.journal); - for stdin",
+        help=_("the record file (JSON) or its journal (.journal); - for stdin"),
     )
-    p.add_argument("--json", action="store_true", help="print the final state as one JSON object")
+    p.add_argument(
+        "--json", action="store_true", help=_("print the final state as one JSON object")
+    )
     p.set_defaults(func=run)
 
 

@@ -17,15 +17,15 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "rules",
         parents=[client_parent()],
-        help="the rules of the game",
-        description="Print the rules.",
+        help=_("the rules of the game"),
+        description=_("Print the rules."),
     )
     p.add_argument(
         "variant",
         nargs="?",
-        choices=[v.value for v in Variant],
+        choices=[*(v.value for v in Variant), CHEATING],
         default=None,
-        help="one variant (default: all)",
+        help=_("one variant, or the cheating mode (default: all)"),
     )
     p.set_defaults(func=run)
 
@@ -86,6 +86,41 @@ def variant_text(v: Variant) -> list[str]:
     ]
 
 
+CHEATING = "cheating"
+
+
+def cheating_text() -> list[str]:
+    """The cheating mode, "s shulerami" (rules.md section S, seed 004)."""
+    return [
+        _(
+            "Cheating mode (s shulerami, --cheating): any attacker may throw in a card of any "
+            "rank, and the defender may \u201ccover\u201d with a card that does not beat it or "
+            "\u201ctransfer\u201d with a card of another rank. Such a card is a cheat. The limits "
+            "on the number of cards still hold, and the card must be in your hand."  # R-S1
+        ),
+        _(
+            "While a card lies on the table, any other player still in the game may challenge "
+            "it (c, then the card's number). A cheat caught: that card and every card played "
+            "after it go back to the hands they came from, and the cheater is marked — he must "
+            "play honestly for the rest of the game."  # R-S2, R-S3
+        ),
+        _(
+            "Challenge an honest card and nothing moves: you are the one marked, and you play "
+            "honestly from then on. Nobody is marked twice. The screen never hints that an "
+            "opponent's card is a cheat — noticing it is the game; before a bout closes, the "
+            "table waits about 2 seconds for a challenge."  # R-S4, R-S5
+        ),
+    ]
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    if text.isascii():
+        return textwrap.wrap(text, width)
+    from localdurak.cli.table import wrap  # by terminal cells: Chinese takes two a character
+
+    return wrap(text, width)
+
+
 def run(args: argparse.Namespace) -> int:
     from localdurak.cli.cmd_play import setup_language
 
@@ -93,12 +128,17 @@ def run(args: argparse.Namespace) -> int:
         return 2
     width = 78
     paragraphs = common()
-    variants = [Variant(args.variant)] if args.variant else list(Variant)
-    for v in variants:
-        paragraphs += variant_text(v)
+    if args.variant == CHEATING:
+        paragraphs = cheating_text()
+    else:
+        variants = [Variant(args.variant)] if args.variant else list(Variant)
+        for v in variants:
+            paragraphs += variant_text(v)
+        if Variant.DUREN not in variants or len(variants) > 1:  # Dureń has no cheating (R-P1)
+            paragraphs += cheating_text()
     out: list[str] = [_("The rules of Durak"), ""]
     for p in paragraphs:
-        out += [*textwrap.wrap(p, width), ""]
+        out += [*_wrap(p, width), ""]
     out.append(_("Glossary"))
     for word, meaning in glossary():
         out.append(f"  {word} — {meaning}")

@@ -8,6 +8,7 @@ import json
 import sys
 from typing import Any
 
+from localdurak.cli.i18n import _
 from localdurak.cli.options import client_parent
 from localdurak.net.discovery import DiscoveryUnavailable, TableInfo, browse
 
@@ -16,17 +17,17 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "tables",
         parents=[client_parent()],
-        help="list the tables on the local network",
-        description="Look for Local Durak tables on the local network (mDNS) and list them.",
+        help=_("list the tables on the local network"),
+        description=_("Look for Local Durak tables on the local network (mDNS) and list them."),
     )
     p.add_argument(
         "--timeout",
         type=float,
         default=2.0,
         metavar="S",
-        help="seconds to listen for tables (default 2)",
+        help=_("seconds to listen for tables (default 2)"),
     )
-    p.add_argument("--json", action="store_true", help="print a JSON list, one object per table")
+    p.add_argument("--json", action="store_true", help=_("print a JSON list, one object per table"))
     p.set_defaults(func=run)
 
 

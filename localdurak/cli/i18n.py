@@ -223,5 +223,38 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     return _current.ngettext(singular, plural, n)
 
 
-EXTRA_MESSAGES: tuple[str, ...] = ()
+# argparse's own words (Python 3.11's argparse.py), which `--help` and every refusal of a
+# bad command line print: translated by our catalogs once `translate_argparse` is called.
+ARGPARSE_MESSAGES: tuple[str, ...] = (
+    "usage: ",
+    "positional arguments",
+    "options",
+    "show this help message and exit",
+    "%(prog)s: error: %(message)s\n",
+    "argument %(argument_name)s: %(message)s",
+    "the following arguments are required: %s",
+    "unrecognized arguments: %s",
+    "invalid choice: %(value)r (choose from %(choices)s)",
+    "invalid %(type)s value: %(value)r",
+    "expected one argument",
+    "expected at most one argument",
+    "expected at least one argument",
+    "ambiguous option: %(option)s could match %(matches)s",
+    "not allowed with argument %s",
+    "ignored explicit argument %r",
+    "one of the arguments %s is required",
+    "unknown parser %(parser_name)r (choices: %(choices)s)",
+    "can't open '%(filename)s': %(error)s",
+)
+
+EXTRA_MESSAGES: tuple[str, ...] = ARGPARSE_MESSAGES
 """Messages translated here that no ``_()`` call in the client names (argparse's own)."""
+
+
+def translate_argparse() -> None:
+    """Make argparse speak the player's language: it looks its words up through the module
+    globals ``_`` and ``ngettext`` (bound to gettext's) each time it prints one."""
+    import argparse
+
+    setattr(argparse, "_", _)  # noqa: B010 — argparse's stub does not name them
+    setattr(argparse, "ngettext", ngettext)  # noqa: B010

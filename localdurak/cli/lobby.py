@@ -4,7 +4,7 @@ your name.
 
 Tables come from a `TableSource`.  `default_source` uses the mDNS browser of
 `localdurak.net.discovery` when that module is present, and otherwise an empty source that
-says why.  Hosting and joining over the network need the session layer (issue 4), which is
+says why.  Hosting and joining over the network need the session layer (docs/sessions.md), which is
 Joining (Enter on a table, "a enter an address") opens a `ClientSession` to it; hosting ("h",
 then Enter) starts a `TableHost` in this process with the form's rules and seats the person at
 seat 0 (`localdurak.cli.netplay`), as ``localdurak host`` does.
@@ -170,9 +170,10 @@ FIELDS: tuple[Field, ...] = (
     Field("next_first_attack", _enum(NextFirstAttack)),
     Field("duren_leads", _enum(DurenLeads)),
     Field("partial_defence", (False, True)),
+    Field("bot_level", ("normal", "strong", "random")),  # BOT_LEVELS (issue 14)
     Field("pin", (False, True)),  # a random 4-digit PIN, shown on the host's screen
 )
-TABLE_FIELDS = frozenset({"name", "seats", "bots", "pin"})
+TABLE_FIELDS = frozenset({"name", "seats", "bots", "pin", "bot_level"})
 """The form's fields that are not rules (section O) but the table's."""
 assert {f.key for f in FIELDS} - TABLE_FIELDS == set(OPTION_NAMES)
 
@@ -479,7 +480,7 @@ class Lobby:
             from localdurak.cli.netplay import join_table
             from localdurak.net.client import ClientSession
             from localdurak.net.identity import IdentityError, load_or_create
-            from localdurak.protocol.codec import BadPin, ProtocolError
+            from localdurak.protocol.errors import BadPin, RemoteProtocolError
 
             try:
                 try:
@@ -493,7 +494,7 @@ class Lobby:
                 except BadPin:
                     self.ask_pin(address, label, _("Wrong PIN: try again.") if pin else "")
                     return
-                except (ProtocolError, ConnectionError, OSError, TimeoutError) as e:
+                except (RemoteProtocolError, ConnectionError, OSError, TimeoutError) as e:
                     reason = str(e) or type(e).__name__
                     self._say(_("Cannot join {name}: {reason}").format(name=label, reason=reason))
                     return
@@ -514,6 +515,7 @@ class Lobby:
         rules = self.form.rules()
         seats = self.form.values["seats"]
         bots = self.form.values["bots"]
+        level = self.form.values["bot_level"]
         pin = f"{secrets.randbelow(10_000):04d}" if self.form.values["pin"] else None
         self._say(_("Starting the table…"))
 
@@ -535,6 +537,7 @@ class Lobby:
                     seats=seats,
                     rules=rules,
                     bots=bots,
+                    bot_level=level,
                     games=1000,
                     record_dir=data_dir() / "records",
                     port=self.port if self.port is not None else DEFAULT_PORT,
@@ -571,13 +574,20 @@ class Lobby:
         self.show("lobby")
         return False
 
-    def play_offline(self, rules: Rules | None = None, seats: int = 3) -> None:
+    def play_offline(
+        self, rules: Rules | None = None, seats: int = 3, level: str = "normal"
+    ) -> None:
         app = self.app
         assert app is not None
         rules = rules or Rules()
         names = [self.name, *BOT_NAMES[: seats - 1]]
         table = LocalTable(
-            rules, names, rng=random.Random(), delay=self.bot_delay, table_name=_("Offline table")
+            rules,
+            names,
+            rng=random.Random(),
+            bot_level=level,
+            delay=self.bot_delay,
+            table_name=_("Offline table"),
         )
         app.open_table(table)
         table.start()
@@ -690,7 +700,8 @@ class Lobby:
         def _f_bots(event: KeyPressEvent) -> None:
             """Play this table against bots."""
             if not self.form.error():
-                self.play_offline(self.form.rules(), self.form.values["seats"])
+                values = self.form.values
+                self.play_offline(self.form.rules(), values["seats"], values["bot_level"])
 
         @kb.add("escape", filter=host | typing, eager=True)
         def _back(event: KeyPressEvent) -> None:

@@ -1,4 +1,4 @@
-"""The `localdurak` command line (../shared/spec/cli.md).
+"""The `localdurak` command line (docs/cli.md).
 
 Each subcommand lives in its own module `localdurak.cli.cmd_<name>` with two functions:
 ``register(subparsers)`` adds its parser and sets ``func``; ``func(args) -> int`` runs it.
@@ -11,7 +11,10 @@ import argparse
 import importlib
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
+from localdurak.cli import i18n
+from localdurak.cli.i18n import _
 from localdurak.cli.options import add_top_options
 
 # Modules that provide subcommands, in the order `--help` lists them.
@@ -26,14 +29,32 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's help, with Chinese help texts wrapped by terminal cells (two a character)
+    and between any two characters, not by characters at spaces."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        if text.isascii():
+            return super()._split_lines(text, width)
+        from localdurak.cli.table import wrap
+
+        return wrap(text, width)
+
+
+class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+
 def build_parser(only: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The parser; ``only``: register just these subcommands (a faster start)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="localdurak",
-        description="Durak for friends on a local network.",
+        description=_("Durak for friends on a local network."),
     )
     add_top_options(parser)
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMAND_MODULES if only is None else only:
         module = importlib.import_module(f"localdurak.cli.cmd_{name}")
         module.register(subparsers)
@@ -42,7 +63,8 @@ def build_parser(only: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 def _only(argv: Sequence[str]) -> list[str] | None:
     """The one subcommand ``argv`` names, so that only its module is imported (the first
-    screen must come in under a second, issue 5; `--help` and mistakes get every module)."""
+    screen must come in under a second, benchmarks/client_start.py; `--help` and mistakes get
+    every module)."""
     if any(a in ("-h", "--help") for a in argv):
         return None
     i = 0
@@ -69,8 +91,28 @@ def _player_name(args: argparse.Namespace) -> None:
         args.name = given
 
 
+def early_language(argv: Sequence[str]) -> None:
+    """Speak the player's language from the first line on: ``--help`` and argparse's
+    refusals are printed while the command line is parsed, so ``--lang`` (anywhere in it)
+    or the system locale is read before the parser is built.  A language we have no
+    catalog for is refused later, by the command, in the locale's language."""
+    requested = None
+    for i, a in enumerate(argv):
+        if a == "--lang" and i + 1 < len(argv):
+            requested = argv[i + 1]
+        elif a.startswith("--lang="):
+            requested = a.partition("=")[2]
+    try:
+        code = i18n.pick(requested)
+    except i18n.CatalogError:
+        code = i18n.pick(None)
+    i18n.set_language(code)
+    i18n.translate_argparse()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    early_language(args_list)
     parser = build_parser(_only(args_list))
     args = parser.parse_args(args_list)
     _player_name(args)

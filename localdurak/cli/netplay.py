@@ -20,7 +20,7 @@ from localdurak.net.client import Address, ClientSession
 from localdurak.net.discovery import lan_addresses
 from localdurak.net.host import HostOptions, TableHost, resume_table
 from localdurak.net.identity import Identity, pairing_code
-from localdurak.protocol.codec import ProtocolError
+from localdurak.protocol.errors import RemoteProtocolError
 
 
 @dataclass
@@ -45,6 +45,15 @@ class Hosting:
         self.serving.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await self.serving
+
+    async def stop(self, reason: str = "the host left") -> Path | None:
+        """Stopping is pausing (`TableHost.stop`): the journal to resume, or None when the
+        table closed (nothing to resume)."""
+        journal = await self.host.stop(reason)
+        self.serving.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await self.serving
+        return journal
 
 
 async def start_hosting(identity: Identity, options: HostOptions) -> Hosting:
@@ -96,7 +105,7 @@ async def join(session: ClientSession) -> str:
     """Connect ``session`` and say ready; "" when seated, else the reason it failed."""
     try:
         await join_table(session)
-    except (ProtocolError, ConnectionError, OSError, TimeoutError) as e:
+    except (RemoteProtocolError, ConnectionError, OSError, TimeoutError) as e:
         return str(e) or type(e).__name__
     return ""
 

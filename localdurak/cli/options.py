@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from localdurak.cli.i18n import _
 from localdurak.game.rules import (
     DurenLeads,
     NextFirstAttack,
@@ -25,13 +26,13 @@ def client_parent() -> argparse.ArgumentParser:
     parent.add_argument(
         "--lang",
         default=argparse.SUPPRESS,
-        help="language: en, ru, uk, pl, zh (default: from the system locale)",
+        help=_("language: en, ru, uk, pl, zh (default: from the system locale)"),
     )
     parent.add_argument(
         "--ascii",
         action="store_true",
         default=argparse.SUPPRESS,
-        help="letters instead of suit symbols and box lines",
+        help=_("letters instead of suit symbols and box lines"),
     )
     return parent
 
@@ -39,12 +40,12 @@ def client_parent() -> argparse.ArgumentParser:
 def add_top_options(parser: argparse.ArgumentParser) -> None:
     """The same options on the top parser (the lobby's, and before any subcommand), with
     their defaults; ``--name`` there is the player's name for every subcommand."""
-    parser.add_argument("--name", dest="player_name", help="your name at the table (remembered)")
-    parser.add_argument("--ascii", action="store_true", help="letters instead of suit symbols")
+    parser.add_argument("--name", dest="player_name", help=_("your name at the table (remembered)"))
+    parser.add_argument("--ascii", action="store_true", help=_("letters instead of suit symbols"))
     parser.add_argument(
         "--lang",
         default=None,
-        help="language: en, ru, uk, pl, zh (default: from the system locale)",
+        help=_("language: en, ru, uk, pl, zh (default: from the system locale)"),
     )
 
 
@@ -54,31 +55,62 @@ def _choices(kind: Any) -> list[str]:
 
 def add_rules_options(parser: argparse.ArgumentParser) -> None:
     """Add every table option of rules.md section O, and ``--seats``."""
-    g = parser.add_argument_group("table options (rules.md section O)")
-    g.add_argument("--variant", choices=_choices(Variant), default="podkidnoy")
-    g.add_argument("--deck", type=int, choices=(24, 36, 52), default=36)
+    g = parser.add_argument_group(_("table options (rules.md section O)"))
+    g.add_argument(
+        "--variant",
+        choices=_choices(Variant),
+        default="podkidnoy",
+        help=_("the game: podkidnoy (throw-in), perevodnoy (transfer) or duren (Polish)"),
+    )
+    g.add_argument(
+        "--deck", type=int, choices=(24, 36, 52), default=36, help=_("cards in the deck (R-C1)")
+    )
     g.add_argument("--hand-size", type=int, choices=(5, 6), default=0, help=argparse.SUPPRESS)
-    g.add_argument("--teams", choices=_choices(Teams), default="none")
-    g.add_argument("--throw-in", choices=_choices(ThrowIn), default="all")
-    g.add_argument("--throw-in-order", choices=_choices(ThrowInOrder), default="free")
+    g.add_argument("--teams", choices=_choices(Teams), default="none", help=_("partners (R-T1)"))
+    g.add_argument(
+        "--throw-in", choices=_choices(ThrowIn), default="all", help=_("who may throw in (R-B2)")
+    )
+    g.add_argument(
+        "--throw-in-order",
+        choices=_choices(ThrowInOrder),
+        default="free",
+        help=_("first_word: the main attacker first (R-B3)"),
+    )
     g.add_argument(
         "--no-first-bout-five",
         action="store_true",
-        help="allow 6 attack cards in the first bout too (R-B4b)",
+        help=_("allow 6 attack cards in the first bout too (R-B4b)"),
     )
-    g.add_argument("--trump-show", action="store_true", help="transfer by showing a trump (R-B7)")
+    g.add_argument(
+        "--trump-show", action="store_true", help=_("transfer by showing a trump (R-B7)")
+    )
     g.add_argument(
         "--no-transfer-first-bout",
         action="store_true",
-        help="no transfer in the game's first bout (R-B6)",
+        help=_("no transfer in the game's first bout (R-B6)"),
     )
-    g.add_argument("--cheating", action="store_true", help="the cheating mode (R-S1..R-S5)")
-    g.add_argument("--japanese", action="store_true", help="diamonds always trump (R-D4)")
-    g.add_argument("--tie", choices=_choices(Tie), default="draw")
-    g.add_argument("--next-first-attack", choices=_choices(NextFirstAttack), default="at_durak")
-    g.add_argument("--duren-leads", choices=_choices(DurenLeads), default="pairs")
-    g.add_argument("--partial-defence", action="store_true", help="Dureń: cover some (R-P5)")
-    g.add_argument("--seats", type=int, default=None, metavar="N", help="players, 2..6")
+    g.add_argument("--cheating", action="store_true", help=_("the cheating mode (R-S1..R-S5)"))
+    g.add_argument("--japanese", action="store_true", help=_("diamonds always trump (R-D4)"))
+    g.add_argument(
+        "--tie",
+        choices=_choices(Tie),
+        default="draw",
+        help=_("when the last run out together (R-B14)"),
+    )
+    g.add_argument(
+        "--next-first-attack",
+        choices=_choices(NextFirstAttack),
+        default="at_durak",
+        help=_("who attacks first in the next game (R-F2)"),
+    )
+    g.add_argument(
+        "--duren-leads",
+        choices=_choices(DurenLeads),
+        default="pairs",
+        help=_("Dureń: which leads (R-P2)"),
+    )
+    g.add_argument("--partial-defence", action="store_true", help=_("Dureń: cover some (R-P5)"))
+    g.add_argument("--seats", type=int, default=None, metavar="N", help=_("players, 2..6"))
 
 
 def rules_from_args(args: argparse.Namespace) -> Rules:

@@ -1,4 +1,4 @@
-"""The one async API the terminal client and the bots play through (issue 4 part 5).
+"""The one async API the terminal client and the bots play through (docs/sessions.md).
 
 A `TableSession` is one seat at one table.  It hands out only that seat's `PlayerView`
 (R-T4), turns its actions into the table's business, and tells its listeners when anything
@@ -40,6 +40,9 @@ class ConnectionState(StrEnum):
     """An offline game on this laptop: always there."""
     CONNECTED = "connected"
     RECONNECTING = "reconnecting"
+    PAUSED = "paused"
+    """The host paused the table (it stopped and will resume): the seat is kept and the
+    client reconnects by itself when the host is back."""
     CLOSED = "closed"
     """The table is gone (left, or the host closed it)."""
 

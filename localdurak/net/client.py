@@ -1,7 +1,8 @@
-"""The client session: one player's connection to a table (issue 4 part 5; docs/protocol.md).
+"""The client session: one player's connection to a table (docs/sessions.md, docs/protocol.md).
 
-`ClientSession` connects by address (pinning the host's fingerprint when it is known) or by
-discovery (`find_table`), runs the handshake, and keeps:
+`ClientSession` connects to an `Address` (typed, or found by discovery: `TableBrowser` in the
+lobby and `localdurak join`), pinning the host's fingerprint when it is known, runs the
+handshake, and keeps:
 
 - a replica of the game (`SeatGame`: the engine from its own seat, its own hand, its privacy
   key), fed only by the host's relayed events, each checked (signature, counter, proofs,
@@ -15,7 +16,7 @@ When the connection drops it reconnects by itself with backoff and sends ``resum
 last event it saw; the host replays what it missed.  Its state (the seat's game with its
 privacy key, the last event, the steps not yet relayed) is saved in the user's data
 directory before anything is sent, so a client that is killed and started again carries on
-where it was (card-privacy.md "When a player drops out").
+where it was (privacy.md "When a player drops out").
 """
 
 from __future__ import annotations
@@ -56,11 +57,12 @@ from localdurak.net.transport import (
     keepalive,
     parse_address,
 )
-from localdurak.protocol.codec import (
+from localdurak.protocol.errors import (
     AuthFailed,
     BadPin,
     IllegalMove,
     ProtocolError,
+    RemoteProtocolError,
     Replayed,
     TableFull,
     TooManyAttempts,
@@ -85,10 +87,8 @@ from localdurak.protocol.messages import (
     RemoveBot,
     Resume,
     SetRules,
-    Snapshot,
     TableClosed,
     TableState,
-    message_from_wire,
 )
 from localdurak.protocol.privacy.audit import audit as audit_record
 from localdurak.protocol.privacy.record import transcript_to_dict
@@ -223,6 +223,9 @@ class ClientSession:
         self._file: Any = None
         self._save_timer: asyncio.TimerHandle | None = None
         self.reconnects = 0
+        self.paused: str | None = None
+        """What the host said when it paused the table (`Bye.paused`), until it is back: the
+        session keeps its seat and keeps trying to reconnect meanwhile."""
         self.errors: list[Error] = []
         """Every refusal the host sent (for a screen, and for tests)."""
         self._events: list[TableEvent] = []
@@ -281,7 +284,7 @@ class ClientSession:
         if self.closed:
             return ConnectionState.CLOSED
         if self.channel is None or self.channel.closed:
-            return ConnectionState.RECONNECTING
+            return ConnectionState.RECONNECTING if self.paused is None else ConnectionState.PAUSED
         return ConnectionState.CONNECTED
 
     @property
@@ -324,7 +327,7 @@ class ClientSession:
             await self.act(action)
         except IllegalAction as e:
             raise ActionRefused(e.reason, e.rule) from None
-        except ProtocolError as e:
+        except RemoteProtocolError as e:
             raise ActionRefused(e.message, e.rule or "") from None
         except (ConnectionError, OSError) as e:
             raise ActionRefused(f"the table cannot be reached: {e}") from None
@@ -483,7 +486,7 @@ class ClientSession:
                             self._ahead = self.game.unverified_waiting()
                         if self.closed:
                             return
-                except (ConnectionClosed, ProtocolError, OSError) as e:
+                except (ConnectionClosed, RemoteProtocolError, OSError) as e:
                     if isinstance(e, FATAL):
                         self._finish(f"the host refused: {e}")
                         return
@@ -518,19 +521,20 @@ class ClientSession:
         loop = asyncio.get_running_loop()
         give_up = loop.time() + self.hold
         attempt = 0
-        while loop.time() < give_up:
+        while loop.time() < give_up or self.paused is not None:
             delay = BACKOFF[min(attempt, len(BACKOFF) - 1)] * (0.8 + 0.4 * random.random())
             await asyncio.sleep(delay)
             attempt += 1
             try:
                 await self._connect()
                 self.reconnects += 1
+                self.paused = None
                 self._notify()
                 return
             except FATAL as e:
                 self._finish(f"the host refused: {e}")
                 raise SessionClosed(str(e)) from None
-            except (ConnectionClosed, ProtocolError, OSError) as e:
+            except (ConnectionClosed, RemoteProtocolError, OSError) as e:
                 log.info("reconnect attempt %d failed: %s", attempt, e)
         self._finish("the table could not be reached again")
         raise SessionClosed(self.closed_reason or "")
@@ -628,11 +632,14 @@ class ClientSession:
         if isinstance(m, Ack):
             return
         if isinstance(m, Bye):
+            if m.paused:
+                # The host stops for now and resumes the table: our seat is kept, and we
+                # come back when it is back (however long that takes).
+                self.paused = m.reason or "the host paused; it will resume"
+                self._notify()
+                raise ConnectionClosed(f"the host paused: {m.reason}")
             raise ConnectionClosed(f"the host said goodbye: {m.reason}")
         seq = getattr(m, "seq", None)
-        if isinstance(m, Snapshot):
-            await self._snapshot(m)
-            return
         if seq is not None and self.last_seq is not None and seq <= self.last_seq:
             return  # already applied (a resume overlapping what we had)
         try:
@@ -649,16 +656,6 @@ class ClientSession:
             raise _Broken(str(e)) from e
         if out:
             await self._send_signed(out)
-        self._notify()
-
-    async def _snapshot(self, m: Snapshot) -> None:
-        # Everything again from the game's start, through the same checks.
-        self.game = None
-        self._pending = []
-        for wire in [m.lobby, *m.log]:
-            msg = message_from_wire(wire)
-            self._apply(msg)
-        self.last_seq = m.seq
         self._notify()
 
     def _apply(self, m: Message) -> list[Signed]:
@@ -937,7 +934,7 @@ async def play_as_bot(
                     try:
                         await session.act(action)
                         acted = True
-                    except (ProtocolError, ValueError) as e:
+                    except (RemoteProtocolError, ValueError) as e:
                         log.info("the bot's %s was refused: %s", action, e)
                     except ConnectionError:
                         pass

@@ -33,6 +33,7 @@ import enum
 import logging
 import os
 import random
+import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -70,17 +71,17 @@ from localdurak.net.transport import (
     keepalive,
     serve,
 )
-from localdurak.protocol.codec import (
+from localdurak.protocol.codec import encode_frame
+from localdurak.protocol.connection import encoded_frame
+from localdurak.protocol.errors import (
     AuthFailed,
     BadMessage,
     Forbidden,
-    ProtocolError,
+    RemoteProtocolError,
     Replayed,
     TableFull,
     Unavailable,
-    encode_frame,
 )
-from localdurak.protocol.connection import encoded_frame
 from localdurak.protocol.messages import (
     Ack,
     AddBot,
@@ -127,6 +128,9 @@ REPLAY_KEEP = 100_000
 IDLE_VERIFY_S = 0.004
 """How long the table must be quiet before the host verifies a deferred strip proof."""
 
+PAUSED_TEXT = "the host paused; it will resume"
+"""What the clients are told when the host stops mid-table (`TableHost.stop`)."""
+
 HardErrors = (AuthFailed, BadMessage, Replayed)
 """Refusals that also close the connection (docs/protocol.md §8)."""
 
@@ -161,6 +165,9 @@ class Phase(enum.Enum):
     """A seat forfeited (`GameOver` told at once); the others reveal their keys."""
     RECORDING = "recording"
     """The game's record is being written and audited (in a thread)."""
+    PAUSED = "paused"
+    """The host stopped for now (a signal, its own quit): everything is on disk, the clients
+    were told, and ``localdurak host --resume JOURNAL`` carries the table on."""
     CLOSED = "closed"
 
 
@@ -170,8 +177,12 @@ class Go(enum.Enum):
     FORFEIT = "forfeit"
     RECORD = "record"
     RECORDED = "recorded"
+    PAUSE = "pause"
     CLOSE = "close"
 
+
+_PAUSABLE = (Phase.LOBBY, Phase.PLAYING, Phase.REVEALING, Phase.FORFEITED)
+"""A table pauses from these (a record being written is finished first)."""
 
 TRANSITIONS: dict[tuple[Phase, Go], Phase] = {
     (Phase.LOBBY, Go.START): Phase.PLAYING,
@@ -181,7 +192,8 @@ TRANSITIONS: dict[tuple[Phase, Go], Phase] = {
     (Phase.REVEALING, Go.RECORD): Phase.RECORDING,
     (Phase.FORFEITED, Go.RECORD): Phase.RECORDING,
     (Phase.RECORDING, Go.RECORDED): Phase.LOBBY,
-    **{(p, Go.CLOSE): Phase.CLOSED for p in Phase},
+    **{(p, Go.PAUSE): Phase.PAUSED for p in _PAUSABLE},
+    **{(p, Go.CLOSE): Phase.CLOSED for p in Phase if p not in (Phase.PAUSED, Phase.CLOSED)},
 }
 """Every move of the table's phase; anything else is ignored (a forfeit timer that fires
 while the record is written, a second forfeit, a forfeit after the game's own result)."""
@@ -189,6 +201,7 @@ while the record is written, a second forfeit, a forfeit after the game's own re
 _WIRE_STATE = {
     Phase.LOBBY: TableState.LOBBY,
     Phase.CLOSED: TableState.CLOSED,
+    Phase.PAUSED: TableState.CLOSED,
 }
 """The phase as the protocol tells it (`Lobby.state`): every other phase is "playing"."""
 
@@ -389,9 +402,10 @@ class TableHost:
             if slot.kind is SeatKind.BOT:
                 self.on_event({"event": "seated", "seat": s, "name": slot.name, "bot": True})
         self.advertiser = Advertiser(self._ad(), enabled=self.o.advertise)
-        await self.advertiser.start()
-        if self.advertiser.problem and self.o.advertise:
-            self.on_event({"event": "advertising", "problem": self.advertiser.problem})
+        advertiser = self.advertiser
+        await advertiser.start()
+        if advertiser.problem and self.o.advertise:
+            self.on_event({"event": "advertising", "problem": advertiser.problem})
         if not self.resumed:
             self._broadcast_lobby()
         elif self.game_number >= self.o.games or self.phase is Phase.CLOSED:
@@ -417,13 +431,62 @@ class TableHost:
                 await loop_task
             await self.close()
 
-    async def close(self, reason: str = "the host closed the table") -> None:
+    def resumable(self) -> bool:
+        """Whether stopping now leaves something to resume: a game started (its journal says
+        where the table's state is) and the series not over."""
+        return (
+            self.journal_path is not None
+            and self.game_number < self.o.games
+            and self.phase in (*_PAUSABLE, Phase.RECORDING)
+        )
+
+    async def stop(self, reason: str = "the host stopped") -> Path | None:
+        """Stopping is pausing (issue 15): a table with a game to come back to is paused —
+        the journal to give ``--resume`` is returned — and any other is closed (None)."""
+        await self._finish_record()
+        if self.resumable():
+            await self.pause()
+            return self.journal_path
+        await self.close(reason)
+        return None
+
+    async def pause(self) -> None:
+        """Write what a resume needs, tell every client ``PAUSED_TEXT`` (a `Bye` that keeps
+        their seats: they reconnect when the host is back), and stop serving.  No event is
+        logged: the resumed table carries on from the last one."""
+        await self._finish_record()
+        if not self._go(Go.PAUSE):
+            return
+        for slot in self.seats:
+            if slot.forfeit_timer is not None:
+                slot.forfeit_timer.cancel()
+                slot.forfeit_timer = None
+        self._cancel_reveal_timer()
+        self._write_state()
+        bye = Bye(reason=PAUSED_TEXT, paused=True)
+        peers = [s.peer for s in self.seats if s.peer is not None]
+        for p in peers:
+            p.push(bye)
+            p.hang_up()
+        self.on_event(
+            {
+                "event": "paused",
+                "journal": str(self.journal_path),
+                "game": self.game_number,
+                "resume": f"localdurak host --resume {shlex.quote(str(self.journal_path))}",
+            }
+        )
+        await self.close()
+
+    async def _finish_record(self) -> None:
         if self._finishing is not None:
             # The last game's record first: the players' game is not over without it.
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(asyncio.shield(self._finishing), 60)
-        if self.phase is not Phase.CLOSED:
-            self._go(Go.CLOSE)
+
+    async def close(self, reason: str = "the host closed the table") -> None:
+        await self._finish_record()
+        if self._go(Go.CLOSE):
             closed = TableClosed(seq=self._next_seq(), reason=reason)
             self._emit(closed)
             for slot in self.seats:
@@ -512,7 +575,7 @@ class TableHost:
                 if self.trace:
                     self.bytes_in += len(encode_frame(message_to_wire(message)))
                 await self.inbox.put(Received(peer, message))
-        except (ConnectionClosed, ProtocolError, TimeoutError) as e:
+        except (ConnectionClosed, RemoteProtocolError, TimeoutError) as e:
             log.info("seat %s (%s) left: %s", peer.seat, peer.name, e)
         finally:
             await self.inbox.put(Left(peer))
@@ -627,7 +690,7 @@ class TableHost:
             seq = self._command(seat, peer, message)
         except _HeldBack:
             return  # answered when the challenge window closes (R-S5)
-        except ProtocolError as e:
+        except RemoteProtocolError as e:
             peer.push(Error.from_exception(e, re=command_id))
             if isinstance(e, HardErrors):
                 peer.hang_up()
@@ -896,7 +959,7 @@ class TableHost:
             return False
         try:
             action = action_of(decode_body(cmd.body, seat))
-        except ProtocolError:
+        except RemoteProtocolError:
             return False  # refused on the spot, with its reason
         if action.do is Do.CHALLENGE or not closes_bout(g.game, action):
             return False
@@ -914,7 +977,7 @@ class TableHost:
         self._releasing = True
         try:
             seq = self._privacy(seat, cmd, peer)
-        except ProtocolError as e:
+        except RemoteProtocolError as e:
             if peer is not None:
                 peer.push(Error.from_exception(e, re=cmd.id))
             return
@@ -930,7 +993,7 @@ class TableHost:
             self._privacy(seat, cmd)
         except _HeldBack:
             pass  # released when the challenge window closes (R-S5)
-        except ProtocolError as e:
+        except RemoteProtocolError as e:
             log.info("bot %d refused: %s", seat, e)
             bot = self.seats[seat].bot
             if bot is not None:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from localdurak.game.bots import Bot, Rng, make_bot
 from localdurak.net.replica import EphemeralKey, SeatGame, Signed
-from localdurak.protocol.codec import ProtocolError
+from localdurak.protocol.errors import RemoteProtocolError
 from localdurak.protocol.messages import GameStarted, Privacy, PrivacyEvent
 
 if TYPE_CHECKING:
@@ -143,7 +143,7 @@ class HostBots:
                 if event.seat == s:
                     bot.pending = [p for p in bot.pending if p.n != event.n]
                 out = bot.game.receive(event)
-        except ProtocolError:
+        except RemoteProtocolError:
             log.exception("bot at seat %d refused an event", s)
             return
         if out:
@@ -199,7 +199,7 @@ class HostBots:
                 continue
             try:
                 signed = sg.act(action)
-            except (ValueError, ProtocolError) as e:
+            except (ValueError, RemoteProtocolError) as e:
                 log.info("bot %d cannot play %s: %s", s, action, e)
                 continue
             self.send(s, bot, [signed], self.delay)
@@ -209,7 +209,11 @@ class HostBots:
             return
 
     def _end_wait(self) -> None:
+        # The host's loop lets a bot think only after an inbox item: without this wake a
+        # bot's turn was lost when nothing else arrived, and an all-bot table froze for good
+        # (issue 15; tests/net/test_host_bots_progress.py).
         self._wait = None
+        self._wake()
 
     def refused(self, seat: int, bot: BotSeat, cmd: Privacy) -> None:
         """The host refused one of the bot's steps: forget it, rest a moment."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from localdurak.net.host_bots import BotSeat
 from localdurak.net.transport import Channel, ConnectionClosed
-from localdurak.protocol.codec import ProtocolError
+from localdurak.protocol.errors import RemoteProtocolError
 from localdurak.protocol.messages import BotLevel, Message, SeatInfo, SeatKind
 
 log = logging.getLogger("localdurak.net.host")
@@ -75,7 +75,7 @@ class Peer:
             return
         try:
             backlog = self.channel.write_now(batch) if batch else 0
-        except (ConnectionClosed, ProtocolError, OSError):
+        except (ConnectionClosed, RemoteProtocolError, OSError):
             return
         except Exception:  # a LocalProtocolError is our bug: log it, drop the peer
             log.exception("cannot send to %s", self.name)

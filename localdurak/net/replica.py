@@ -1,5 +1,5 @@
 """One game of the series as each party keeps it: the bridge between the wire messages
-(docs/protocol.md §5), the card-privacy protocol (card-privacy.md) and the rules engine.
+(docs/protocol.md §5), the card-privacy protocol (privacy.md) and the rules engine.
 
 Sans-I/O (no sockets, no clocks); used by the asyncio host and client sessions.
 
@@ -19,7 +19,7 @@ The end of a bout needs no message: every party derives the refill from its own 
 
 A `SeatGame` pickles (without its signing key, `SeatGame.freeze` / `thaw`): a client keeps
 it on disk after every event, so a restarted client carries on with the same privacy key
-(card-privacy.md "When a player drops out").  Never rebuild a seat by replaying with a seeded
+(privacy.md "When a player drops out").  Never rebuild a seat by replaying with a seeded
 random source: proof nonces would repeat for different statements and leak the key.
 """
 
@@ -39,9 +39,15 @@ from localdurak.game.cards import Card, Suit
 from localdurak.game.engine import Game
 from localdurak.game.rules import Rules, Variant
 from localdurak.game.view import PlayerView
-from localdurak.net.identity import action_payload, public_key_bytes, verify_action
-from localdurak.protocol.codec import AuthFailed, BadMessage, IllegalMove, NotYourTurn, Replayed
-from localdurak.protocol.errors import LocalProtocolError, RemoteProtocolError
+from localdurak.protocol.errors import (
+    AuthFailed,
+    BadMessage,
+    IllegalMove,
+    LocalProtocolError,
+    NotYourTurn,
+    RemoteProtocolError,
+    Replayed,
+)
 from localdurak.protocol.messages import GameStarted, Privacy, PrivacyEvent
 from localdurak.protocol.privacy.events import CardTurned, FirstAttacker, HandDealt, KeysRevealed
 from localdurak.protocol.privacy.messages import (
@@ -56,6 +62,7 @@ from localdurak.protocol.privacy.messages import Message as PMessage
 from localdurak.protocol.privacy.roles import Host, Player
 from localdurak.protocol.privacy.schedule import Setup
 from localdurak.protocol.privacy.transcript import Transcript
+from localdurak.protocol.signing import action_payload, public_key_bytes, verify_action
 
 GAME_STEPS = ("play", "act")
 """Privacy steps that carry a game action."""
@@ -332,7 +339,7 @@ class SeatGame:
         return None if self.game is None else self.game.view(self.seat)
 
     def hand_decoded(self) -> bool:
-        """Our hand of the deal is decoded (card-privacy.md step 3)."""
+        """Our hand of the deal is decoded (privacy.md step 3)."""
         return self._hand0 is not None
 
     def hand_complete(self) -> bool:
@@ -430,7 +437,7 @@ class SeatGame:
                 # Signed by event.seat's identity key, checked above (our own need no check).
                 out += self.player.receive(m, signed=True, adopt=adopt, defer=defer)
         except RemoteProtocolError as e:
-            raise IllegalMove(f"card privacy: {e}") from None
+            raise IllegalMove(f"card privacy: {e}", seat=e.seat) from None
         if action is not None:
             assert g is not None
             before, taking, defender = g.bout_number, g.phase == "taking", g.defender
@@ -476,7 +483,7 @@ class SeatGame:
                     return False
                 t.verify_stage(*item)
         except RemoteProtocolError as e:
-            raise IllegalMove(f"card privacy: {e}") from None
+            raise IllegalMove(f"card privacy: {e}", seat=e.seat) from None
         return self.unverified_waiting()
 
     @property
@@ -507,7 +514,7 @@ class SeatGame:
                     self.revealed = True
                     out.append(self.player.reveal())
         except RemoteProtocolError as e:
-            raise IllegalMove(f"card privacy: {e}") from None
+            raise IllegalMove(f"card privacy: {e}", seat=e.seat) from None
         self._drain()
         return self._send(out)
 
@@ -719,7 +726,7 @@ class HostGame:
                     trial.receive(seat, m)
             except RemoteProtocolError as e:
                 self.privacy.refused.extend(trial.refused[len(self.privacy.refused) :])
-                raise IllegalMove(f"card privacy refused it: {e}") from None
+                raise IllegalMove(f"card privacy refused it: {e}", seat=e.seat) from None
         out: list[tuple[int, PMessage]] = []
         try:
             for m in msgs:
@@ -730,7 +737,7 @@ class HostGame:
                 out += self.privacy.receive(seat, m)
                 self.accepted_log.append(m)
         except RemoteProtocolError as e:
-            raise IllegalMove(f"card privacy refused it: {e}") from None
+            raise IllegalMove(f"card privacy refused it: {e}", seat=e.seat) from None
         self.received[(seat, cmd.n)] = cmd.sig
         for m in msgs:
             self._waiting[id(m)] = (seat, cmd)

@@ -16,8 +16,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from localdurak.protocol.codec import MAX_FRAME, FrameDecoder, ProtocolError, encode_frame
+from localdurak.protocol.codec import MAX_FRAME, FrameDecoder, encode_frame
 from localdurak.protocol.connection import encoded_frame
+from localdurak.protocol.errors import RemoteProtocolError
 from localdurak.protocol.messages import Message, message_from_wire, message_to_wire
 from localdurak.protocol.privacy.audit import audit
 from localdurak.protocol.records import read_journal
@@ -160,7 +161,7 @@ def read_frames(path: Path) -> list[Message]:
     while True:
         try:
             frame = decoder.next_frame()
-        except ProtocolError:
+        except RemoteProtocolError:
             break
         if frame is None:
             break

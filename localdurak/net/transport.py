@@ -35,14 +35,16 @@ from localdurak.net.identity import (
     sign_auth,
     verify_auth,
 )
-from localdurak.protocol.codec import (
+from localdurak.protocol.connection import Connection
+from localdurak.protocol.errors import (
     AuthFailed,
     BadMessage,
     BadPin,
+    LocalProtocolError,
     ProtocolError,
+    RemoteProtocolError,
     TooManyAttempts,
 )
-from localdurak.protocol.connection import Connection, LocalProtocolError
 from localdurak.protocol.messages import (
     FEATURES,
     PROTOCOL_VERSION,
@@ -191,7 +193,7 @@ class Channel:
         while True:
             try:
                 message = self.connection.next_message()
-            except ProtocolError as e:
+            except RemoteProtocolError as e:
                 await self.close(e)
                 raise
             if message is not None:
@@ -208,7 +210,7 @@ class Channel:
                 try:
                     self.connection.receive_data(b"")
                     message = self.connection.next_message()
-                except ProtocolError as e:
+                except RemoteProtocolError as e:
                     await self._abort()
                     raise ConnectionClosed(f"the peer hung up mid-message ({e})") from None
                 if message is not None:
@@ -217,7 +219,7 @@ class Channel:
                 raise ConnectionClosed("the peer closed the connection")
             try:
                 self.connection.receive_data(data)
-            except ProtocolError as e:
+            except RemoteProtocolError as e:
                 await self.close(e)
                 raise
 
@@ -387,7 +389,7 @@ async def client_handshake(
     assert isinstance(welcome, Welcome)
     try:
         check_version(welcome.version, welcome.version)
-    except ProtocolError as e:
+    except RemoteProtocolError as e:
         await channel.close(e)
         raise
     sig = sign_auth(identity, welcome.nonce, channel.peer_fingerprint)
@@ -476,7 +478,7 @@ async def host_handshake(
         channel.peer_key, channel.peer_name = auth.key, auth.name
         authed = await admit(channel, auth)
         await channel.send(authed)
-    except ProtocolError as e:
+    except RemoteProtocolError as e:
         if not channel.closed:
             await channel.close(e)
         raise
@@ -500,7 +502,7 @@ async def serve(
         channel = Channel(reader, writer, Role.HOST)
         try:
             await on_channel(channel)
-        except (ConnectionClosed, ProtocolError, TimeoutError) as e:
+        except (ConnectionClosed, RemoteProtocolError, TimeoutError) as e:
             log.info("connection from %s ended: %s", channel.peer_address, e)
         except Exception:
             log.exception("connection from %s failed", channel.peer_address)

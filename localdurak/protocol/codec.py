@@ -11,7 +11,7 @@ each frame is decoded on its own with `msgpack.unpackb` (lan.md "Read at most a 
 before the hello").  After any error the decoder is dead and the connection must be dropped:
 the byte stream can no longer be trusted to be in step.
 
-Everything the peer may cause raises `BadFrame` (a `ProtocolError`), never another type.
+Everything the peer may cause raises `BadFrame` (a `RemoteProtocolError`), never another type.
 """
 
 from __future__ import annotations
@@ -19,10 +19,11 @@ from __future__ import annotations
 import math
 import struct
 from collections.abc import Mapping
-from enum import StrEnum
 from typing import Any, Final
 
 import msgpack
+
+from localdurak.protocol.errors import BadFrame, BadMessage
 
 HEADER: Final = struct.Struct(">I")
 """The length prefix: 4 bytes, big-endian, the number of payload bytes that follow."""
@@ -41,136 +42,6 @@ MAX_DEPTH: Final = 32
 
 _INT_MIN: Final = -(2**63)
 _INT_MAX: Final = 2**64 - 1
-
-
-class ErrorCode(StrEnum):
-    """The machine-readable kinds of protocol error; the ``code`` of an ``error`` message."""
-
-    TOO_OLD = "too_old"
-    """The peer's protocol version is older than the oldest we still speak."""
-    TOO_NEW = "too_new"
-    """The peer's protocol version is newer than ours."""
-    BAD_FRAME = "bad_frame"
-    """Bytes that are not a frame: a wrong length, an oversized frame, not msgpack."""
-    BAD_MESSAGE = "bad_message"
-    """A well-formed frame that is not a valid message (schema, state or direction)."""
-    ILLEGAL_MOVE = "illegal_move"
-    """A well-formed action that the rules refuse (the message names the rule id)."""
-    NOT_YOUR_TURN = "not_your_turn"
-    """An action for a seat that is not the sender's, or at a moment it may not act."""
-    AUTH_FAILED = "auth_failed"
-    """A certificate fingerprint or a signature that does not check out."""
-    TABLE_FULL = "table_full"
-    """No free seat (or the asked seat is taken)."""
-    BAD_PIN = "bad_pin"
-    """The table has a PIN and the one given is missing or wrong."""
-    TOO_MANY_ATTEMPTS = "too_many_attempts"
-    """Too many wrong PINs: this key is refused until the host restarts the table."""
-    REPLAYED = "replayed"
-    """A command or signed action seen before (an id or counter that does not increase)."""
-    FORBIDDEN = "forbidden"
-    """Something only the table's owner may do (rules, bots)."""
-    UNAVAILABLE = "unavailable"
-    """The request cannot be met now (e.g. a resume from a sequence number too old)."""
-    INTERNAL = "internal"
-    """The host failed; the message says how."""
-
-
-class ProtocolError(ValueError):
-    """Base of every error the protocol raises; ``code`` says which kind (`ErrorCode`).
-
-    The message is for a person.  `localdurak.protocol.messages.Error.from_exception` turns
-    one into an ``error`` message for the peer, and `error_for_code` turns it back.
-    """
-
-    code: ErrorCode = ErrorCode.INTERNAL
-
-    def __init__(self, message: str, *, rule: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.rule = rule
-
-
-class VersionTooOld(ProtocolError):
-    code = ErrorCode.TOO_OLD
-
-
-class VersionTooNew(ProtocolError):
-    code = ErrorCode.TOO_NEW
-
-
-class BadFrame(ProtocolError):
-    code = ErrorCode.BAD_FRAME
-
-
-class BadMessage(ProtocolError):
-    code = ErrorCode.BAD_MESSAGE
-
-
-class IllegalMove(ProtocolError):
-    code = ErrorCode.ILLEGAL_MOVE
-
-
-class NotYourTurn(ProtocolError):
-    code = ErrorCode.NOT_YOUR_TURN
-
-
-class AuthFailed(ProtocolError):
-    code = ErrorCode.AUTH_FAILED
-
-
-class TableFull(ProtocolError):
-    code = ErrorCode.TABLE_FULL
-
-
-class BadPin(ProtocolError):
-    code = ErrorCode.BAD_PIN
-
-
-class TooManyAttempts(ProtocolError):
-    code = ErrorCode.TOO_MANY_ATTEMPTS
-
-
-class Replayed(ProtocolError):
-    code = ErrorCode.REPLAYED
-
-
-class Forbidden(ProtocolError):
-    code = ErrorCode.FORBIDDEN
-
-
-class Unavailable(ProtocolError):
-    code = ErrorCode.UNAVAILABLE
-
-
-class InternalError(ProtocolError):
-    code = ErrorCode.INTERNAL
-
-
-_BY_CODE: Final[dict[ErrorCode, type[ProtocolError]]] = {
-    cls.code: cls
-    for cls in (
-        VersionTooOld,
-        VersionTooNew,
-        BadFrame,
-        BadMessage,
-        IllegalMove,
-        NotYourTurn,
-        AuthFailed,
-        TableFull,
-        BadPin,
-        TooManyAttempts,
-        Replayed,
-        Forbidden,
-        Unavailable,
-        InternalError,
-    )
-}
-
-
-def error_for_code(code: ErrorCode) -> type[ProtocolError]:
-    """The exception class that stands for ``code``."""
-    return _BY_CODE[code]
 
 
 # --- encoding ---------------------------------------------------------------------------

@@ -4,9 +4,11 @@ main screens at 80×24 in each language (golden text under tests/golden/, nothin
 
 from __future__ import annotations
 
+import argparse
 import ast
 import asyncio
 import re
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -348,3 +350,175 @@ def test_chinese_text_wraps_between_characters() -> None:
         "Q♠, transfer (p), or",
         "take (t).",
     ]
+
+
+# --- the command line: --help and `localdurak rules` in every language --------------------
+
+ALL = ["en", *LANGUAGES]
+
+
+def _helps(parser: argparse.ArgumentParser) -> list[str]:
+    """The help texts and the description of ``parser``, as registered."""
+    out = [parser.description or ""]
+    out += [a.help for a in parser._actions if a.help and a.help != argparse.SUPPRESS]
+    return [t for t in out if t]
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for a in parser._actions:
+        if isinstance(a, argparse._SubParsersAction):
+            return dict(a.choices)
+    return {}
+
+
+def _english_helps() -> dict[str, list[str]]:
+    from localdurak.cli.main import build_parser
+
+    i18n.set_language("en")
+    parser = build_parser()
+    out = {"": _helps(parser)}
+    out.update({name: _helps(p) for name, p in _subparsers(parser).items()})
+    return out
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_help_of_every_subcommand_in_the_language(
+    code: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`localdurak --lang X [SUB] --help`: every help line in X (argparse's own words too),
+    none of the English ones left."""
+    from localdurak.cli.main import main
+
+    english = _english_helps()
+    assert set(english) >= {"", "host", "join", "play", "tables", "replay", "audit", "rules"}
+    for sub, texts in english.items():
+        with pytest.raises(SystemExit) as stop:
+            main(["--lang", code, *([sub] if sub else []), "--help"])
+        assert stop.value.code == 0
+        out = _flat(capsys.readouterr().out)
+        assert out.startswith(_flat(_("usage: "))) and _("usage: ") != "usage: "
+        assert _("show this help message and exit") in out
+        for text in texts:
+            if _(text) == text:  # "R-S5"-like ids and the same word in both languages
+                continue
+            assert _(text).replace(" ", "") in out.replace(" ", ""), f"{code} {sub}: {_(text)!r}"
+            assert _flat(text) not in out, f"{code} {sub or 'localdurak'}: {text!r} is English"
+        i18n.set_language("en")
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_a_bad_command_line_is_refused_in_the_language(
+    code: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from localdurak.cli.main import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--lang", code, "play", "--bots", "many"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "error" not in err and "invalid" not in err, err
+    assert "'many'" in err and "--bots" in err
+
+
+def test_help_follows_the_system_locale(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from localdurak.cli.main import main
+
+    for var in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("LANG", "pl_PL.UTF-8")
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert out.startswith("użycie: ") and "Dureń dla przyjaciół w sieci lokalnej." in out
+    with pytest.raises(SystemExit):
+        main(["--lang", "uk", "--help"])  # --lang wins over the locale
+    assert capsys.readouterr().out.startswith("використання: ")
+
+
+@pytest.mark.parametrize("code", ALL)
+def test_localdurak_rules_in_the_language(code: str, tmp_path: Path) -> None:
+    """A real run of `localdurak --lang X rules`: every paragraph in X, lines that fit 80
+    columns, the glossary, the cheating mode explained."""
+    from tests.support.procs import env_for, localdurak
+
+    done = subprocess.run(
+        localdurak("--lang", code, "rules"),
+        env=env_for(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    out = done.stdout
+    too_wide = [line for line in out.splitlines() if width(line) > 80]
+    assert not too_wide, too_wide
+    i18n.set_language(code)
+    from localdurak.cli.cmd_rules import common, variant_text
+    from localdurak.cli.words import glossary
+    from localdurak.game.rules import Variant
+
+    flat = _flat(out)
+    paragraphs = [*common(), *(p for v in Variant for p in variant_text(v))]
+    for p in paragraphs:
+        assert _flat(p).replace(" ", "") in flat.replace(" ", ""), f"{code}: {p[:40]!r}…"
+    for word, meaning in glossary():
+        assert word in out and _flat(meaning) in flat
+    assert _("The rules of Durak") in out
+    for word in CHEATING_WORDS[code]:
+        assert word in out, f"{code}: the rules say nothing of {word!r}"
+
+
+CHEATING_WORDS = {
+    "en": ["cheat", "challenge", "marked"],
+    "ru": ["шулер", "поймать", "пойман"],
+    "uk": ["шулер", "спіймати", "позначен"],
+    "pl": ["szuler", "przyłap", "oznaczon"],
+    "zh_Hant": ["允許作弊", "揭穿", "被標記"],
+}
+
+
+def _engine_refusal_rules() -> set[str]:
+    """Every rule id the rules engine refuses an action with (``IllegalAction("R-…", …)``,
+    or a ``rule = "R-…"`` it raises later), read from the game package's source."""
+    rules: set[str] = set()
+    for path in (ROOT / "localdurak" / "game").glob("**/*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            values: list[ast.AST] = []
+            if isinstance(node, ast.Call) and node.args:
+                f = node.func
+                if isinstance(f, ast.Name) and f.id == "IllegalAction":
+                    values.append(node.args[0])
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "rule" for t in node.targets
+            ):
+                values.append(node.value)
+            for v in values:
+                for c in ast.walk(v):
+                    if isinstance(c, ast.Constant) and str(c.value).startswith("R-"):
+                        rules.add(str(c.value))
+    return rules
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_every_engine_refusal_has_a_sentence_in_the_language(code: str) -> None:
+    """The engine words its refusals in English; the ▶ line shows the rule's sentence in the
+    player's language instead — for every rule it refuses with (R-B4c, R-S3 too)."""
+    from localdurak.cli.words import rule_refusal
+
+    rules = _engine_refusal_rules()
+    assert {"R-B4a", "R-B4c", "R-B5", "R-S3", "R-S4", "R-P2"} <= rules
+    i18n.set_language(code)
+    said = {}
+    for rule in sorted(rules):
+        text = rule_refusal(rule)
+        assert text is not None, f"no sentence for {rule}"
+        said[rule] = text
+    i18n.set_language("en")
+    for rule, text in said.items():
+        assert text != rule_refusal(rule), f"{code}: {rule} is English"

@@ -20,7 +20,7 @@ from localdurak.game.rules import Rules, Variant
 from localdurak.net.client import Address, ClientSession
 from localdurak.net.host import HostOptions, TableHost
 from localdurak.net.identity import Identity, load_or_create, pairing_code
-from localdurak.protocol.codec import Forbidden, Unavailable
+from localdurak.protocol.errors import Forbidden, Unavailable
 from tests.support.cli_helpers import FixedOutput, StaticSession, check_golden, dealt, rendered
 
 

@@ -1,4 +1,4 @@
-"""Rules.md section O: table options, defaults, and refusing an impossible table."""
+"""rules.md section O: table options, defaults, and refusing an impossible table."""
 
 import pytest
 

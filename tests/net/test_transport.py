@@ -18,14 +18,14 @@ import pytest
 from localdurak.net import identity as idm
 from localdurak.net import transport as tr
 from localdurak.protocol import messages as m
-from localdurak.protocol.codec import (
+from localdurak.protocol.codec import encode_frame
+from localdurak.protocol.errors import (
     BadPin,
     ErrorCode,
     TableFull,
     TooManyAttempts,
     VersionTooNew,
     VersionTooOld,
-    encode_frame,
 )
 
 

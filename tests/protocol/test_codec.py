@@ -13,14 +13,11 @@ from localdurak.protocol.codec import (
     HEADER,
     MAX_FRAME,
     MAX_FRAME_BEFORE_AUTH,
-    BadFrame,
-    ErrorCode,
     FrameDecoder,
-    ProtocolError,
     canonical,
     encode_frame,
-    error_for_code,
 )
+from localdurak.protocol.errors import BadFrame, ErrorCode, ProtocolError, error_for_code
 
 plain = st.recursive(
     st.none()

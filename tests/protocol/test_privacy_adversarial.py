@@ -1,5 +1,5 @@
 """Cheaters against the card-privacy protocol: each is refused on the spot or named by the
-audit (card-privacy.md "Pitfalls", issue 3 "adversarial cases")."""
+audit (privacy.md "Pitfalls", the security review's adversarial cases)."""
 
 from __future__ import annotations
 

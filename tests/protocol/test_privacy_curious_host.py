@@ -1,6 +1,6 @@
 """A curious host: everything the host's machine receives in a whole game — the host role's
 inbox and its own seat's — never identifies a card of another seat before that card is played
-or shown (card-privacy.md promise 1)."""
+or shown (privacy.md promise 1)."""
 
 from __future__ import annotations
 

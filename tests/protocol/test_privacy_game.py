@@ -1,4 +1,4 @@
-"""Whole games under card privacy, then the audit (card-privacy.md steps 3-7)."""
+"""Whole games under card privacy, then the audit (privacy.md steps 3-7)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The group module's guards (card-privacy.md, "The group") and the proofs built on it."""
+"""The group module's guards (privacy.md, "The group") and the proofs built on it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Security review (issue 3): the shuffle has no proof, so a dishonest shuffler is caught only
+"""Security review of card privacy: the shuffle has no proof, so a dishonest shuffler is caught only
 when a wrong card is opened or at the audit.  These tests pin what that means.
 
 Before step 2b the last shuffler knew which final deck positions the public schedule gives to

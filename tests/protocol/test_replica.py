@@ -13,7 +13,7 @@ from localdurak.game.actions import Action, Do
 from localdurak.game.cards import deck_cards
 from localdurak.game.rules import Rules
 from localdurak.net.replica import SeatGame
-from localdurak.protocol.codec import AuthFailed, IllegalMove, NotYourTurn, Replayed
+from localdurak.protocol.errors import AuthFailed, IllegalMove, NotYourTurn, Replayed
 from localdurak.protocol.messages import PrivacyEvent
 from localdurak.protocol.privacy.audit import audit
 from localdurak.protocol.privacy.record import transcript_to_dict
@@ -160,7 +160,7 @@ def _attack_relayed(g: MemoryGame) -> tuple[SeatGame, Action, PrivacyEvent]:
 
 
 def test_a_host_that_forges_alters_or_replays_a_relayed_step_is_caught_by_the_seats() -> None:
-    """card-privacy.md promise 5: the host orders, it does not forge."""
+    """privacy.md promise 5: the host orders, it does not forge."""
     g = MemoryGame(3, Rules(deck=24), seed=11)
     g.deal()
     att, action, relayed = _attack_relayed(g)

@@ -45,7 +45,8 @@ from localdurak.net.client import Address, ClientSession
 from localdurak.net.host import HostOptions, TableHost
 from localdurak.net.identity import load_or_create
 from localdurak.protocol import messages as m
-from localdurak.protocol.codec import ErrorCode, ProtocolError, encode_frame
+from localdurak.protocol.codec import encode_frame
+from localdurak.protocol.errors import ErrorCode, ProtocolError
 from localdurak.protocol.messages import TableState
 from tests.soak.common import check_record, fds, rss_kib
 

@@ -80,6 +80,8 @@ class StrongBot:
     # more than HALVE standard errors is dropped.
     HALVE_AFTER: Final = 3
     HALVE: Final = 2.0
+    # The heuristic's answer is overruled when another is ahead by this many standard errors.
+    OVERRULE: Final = 1.0
     # How often a playout seat plays a random legal action instead of the policy's.
     NOISE: Final = 0.05
 
@@ -105,6 +107,8 @@ class StrongBot:
         self.seen = _Seen()
         self.last_simulations = 0
         """Playouts the last decision ran (for tests and benchmarks)."""
+        self.searches = 0
+        """Decisions searched so far."""
 
     # --- memory -----------------------------------------------------------------------
 
@@ -164,62 +168,82 @@ class StrongBot:
     # --- the search ---------------------------------------------------------------------
 
     def _search(self, v: PlayerView, cands: Sequence[Action], prior: int) -> Action:
+        """Compare ``cands`` on sampled worlds; ``prior`` (an index, or -1) is the heuristic's
+        answer, kept unless another is better by more than its noise."""
         assert v.seat is not None
+        default = cands[prior] if prior >= 0 else cands[0]
         sampler = _Sampler.of(v, self.seen)
         if sampler is None:
-            return cands[prior] if prior >= 0 else cands[0]
+            return default
         clock = self.clock
         start = clock() if clock is not None else 0.0
-        budget = self.budget_ms / 1000
+        budget = self.budget_ms / 1000 * self.BUDGET_SHARE
         k = len(cands)
-        wins = [0.0] * k
-        runs = [0] * k
+        # vals[i][r]: candidate i's playout value in round r's world (None: not played).
+        vals: list[list[float | None]] = [[] for _ in range(k)]
         alive = list(range(k))
         sims = 0
         mean_sim = 0.0
-        rounds = 0
         sim_rules = dataclasses.replace(v.rules, cheating=False)
         team = v.teams[v.seat]
         rng = self.rng
         policy = _Policy(v, rng, self.NOISE)
         stop = False
+        rounds = 0
         while not stop and len(alive) > 1:
             world = sampler.sample(rng)
+            for i in range(k):
+                vals[i].append(None)
             for i in alive:
                 if sims >= self.simulations:
                     stop = True
                     break
-                if clock is not None:
-                    spent = clock() - start
-                    if spent + 1.5 * mean_sim > budget * self.BUDGET_SHARE:
-                        stop = True
-                        break
+                if clock is not None and clock() - start + 1.5 * mean_sim > budget:
+                    stop = True
+                    break
                 game = sampler.build(v, sim_rules, world, self.seen.opener)
                 game.apply(cands[i])
-                wins[i] += policy.playout(game, team, self.PLAYOUT_CAP)
-                runs[i] += 1
+                vals[i][rounds] = policy.playout(game, team, self.PLAYOUT_CAP)
                 sims += 1
                 if clock is not None:
                     mean_sim = (clock() - start) / sims
             rounds += 1
             if rounds >= self.HALVE_AFTER and not stop:
-                means = {i: wins[i] / runs[i] for i in alive if runs[i]}
-                best = max(means.values())
-                keep = []
-                for i in alive:
-                    n = runs[i]
-                    if not n or means[i] >= best - self.HALVE * 0.5 / n**0.5 or i == prior:
-                        keep.append(i)
-                alive = keep
+                ref = max(alive, key=lambda i: _mean(vals[i]))
+                alive = [
+                    i for i in alive if i in (ref, prior) or _edge(vals[i], vals[ref]) > -self.HALVE
+                ]
         self.last_simulations = sims
+        self.searches += 1
+        best = max(range(k), key=lambda i: (_mean(vals[i]), i == prior))
+        if prior < 0 or best == prior:
+            return cands[best]
+        # Overrule the heuristic only when the paired difference is clear.
+        diff, se = _paired(vals[best], vals[prior])
+        if diff > self.PRIOR and diff > self.OVERRULE * se:
+            return cands[best]
+        return default
 
-        def score(i: int) -> float:
-            if not runs[i]:
-                return -1.0
-            return wins[i] / runs[i] + (self.PRIOR if i == prior else 0.0)
 
-        best_i = max(range(k), key=lambda i: (score(i), i == prior))
-        return cands[best_i]
+def _mean(xs: Sequence[float | None]) -> float:
+    got = [x for x in xs if x is not None]
+    return sum(got) / len(got) if got else -1.0
+
+
+def _paired(a: Sequence[float | None], b: Sequence[float | None]) -> tuple[float, float]:
+    """The mean of a - b over the worlds both played, and its standard error."""
+    d = [x - y for x, y in zip(a, b, strict=False) if x is not None and y is not None]
+    if len(d) < 2:
+        return (0.0, 1.0)
+    m = sum(d) / len(d)
+    var = sum((x - m) ** 2 for x in d) / (len(d) - 1)
+    return (m, max(var, 0.01) ** 0.5 / len(d) ** 0.5)
+
+
+def _edge(a: Sequence[float | None], b: Sequence[float | None]) -> float:
+    """How many standard errors a is ahead of b (negative: behind)."""
+    m, se = _paired(a, b)
+    return m / se
 
 
 def _one_rank_opening(a: Action, v: PlayerView) -> bool:
@@ -312,7 +336,7 @@ class _Sampler:
         opener: int | None,
     ) -> Game:
         """A full-information `Game` at the view's position with the world's cards (the
-        engine's own state, as tests/engine_helpers.position builds one)."""
+        engine's own state, as tests/support/engine_helpers.position builds one)."""
         hands, stock, discarded = world
         g = Game(rules, v.seats, v.dealer, v.trump)
         g._hands = list(hands)

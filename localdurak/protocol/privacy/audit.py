@@ -1,4 +1,4 @@
-"""The audit of a game played under card privacy (card-privacy.md step 7, docs/privacy.md).
+"""The audit of a game played under card privacy (privacy.md step 7, docs/privacy.md).
 
 ``audit(record)`` replays the record's ``"privacy"`` transcript with the same checks the host
 made live (every proof, the schedule), then uses the revealed keys to check what no proof

@@ -1,4 +1,4 @@
-"""The 52 card points, ``from_uniform(SHA-512(CARD_DOMAIN ‖ card text)[:32])`` (card-privacy.md).
+"""The 52 card points, ``from_uniform(SHA-512(CARD_DOMAIN ‖ card text)[:32])`` (privacy.md).
 
 Shipped as constants because ``from_uniform`` is deprecated upstream;
 tests/protocol/test_privacy_group.py re-derives every one.  Index i is the point of ``CARDS[i]``

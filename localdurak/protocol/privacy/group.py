@@ -1,4 +1,4 @@
-"""The prime-order group the card-privacy protocol computes in (card-privacy.md, "The group").
+"""The prime-order group the card-privacy protocol computes in (privacy.md, "The group").
 
 The prime-order subgroup of edwards25519, through libsodium as PyNaCl >= 1.6.2 binds it, and
 only its ``*_noclamp`` functions.  Everything else in the protocol talks to this module through

@@ -3,7 +3,7 @@
 Frozen dataclasses.  ``to_dict`` gives only msgpack-friendly types (bytes, int, str, bool,
 lists, dicts) with a ``"kind"`` tag, so the wire codec can carry them; ``message_from_dict``
 checks every field's type and raises `MessageError` (a ValueError) for anything else.
-For JSON (the game record) `to_json` / `from_json` write bytes as hex.
+For JSON (the game record) `to_json` / `message_from_json` write bytes as hex.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Zero-knowledge proofs of the card-privacy protocol: pure functions, randomness as a parameter.
 
-* `schnorr_prove` / `schnorr_verify`: knowledge of k with Y = k·B (the commitment, card-privacy.md
+* `schnorr_prove` / `schnorr_verify`: knowledge of k with Y = k·B (the commitment, privacy.md
   step 1; with the action in the context it doubles as a signature of that action).
 * `dleq_prove` / `dleq_verify`: Chaum–Pedersen, log_B Y = log_U V (play or show a card, step 5).
 * `batch_dleq_prove` / `batch_dleq_verify`: the same for many pairs at once (layer removal,

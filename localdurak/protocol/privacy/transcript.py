@@ -241,7 +241,7 @@ class Transcript:
         advanced.  ``verify`` False skips proofs (a seat's own messages).
 
         ``signed``: the message came under its sender's identity signature, already checked
-        (a relayed step, `localdurak.net.identity.verify_action`).  Then a proof that says no
+        (a relayed step, `localdurak.protocol.signing.verify_action`).  Then a proof that says no
         more than who sent it — the Schnorr proof of an act, or of a play of a public or
         taken card — is left to the audit, which checks every proof of the transcript: it
         would only repeat the signature's check on every player's path to the screen.  Proofs
