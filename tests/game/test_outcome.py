@@ -29,9 +29,9 @@ from localdurak.game.outcome import (
     first,
 )
 from localdurak.game.rules import Rules
-from tests.engine_helpers import make, play, random_deck
-from tests.test_engine_hidden import hidden_twin
-from tests.test_engine_random import CASES, candidates, pick
+from tests.game.test_engine_hidden import hidden_twin
+from tests.game.test_engine_random import CASES, candidates, pick
+from tests.support.engine_helpers import make, play, random_deck
 
 
 def trial_ends(game: Game, action: Action) -> bool:
