@@ -313,6 +313,9 @@ _RULE_REFUSALS = {
     "R-B2": lambda: _("Only the defender's opponents attack him."),
     "R-B3": lambda: _("Throw in only cards of a rank already on the table."),
     "R-B4": lambda: _("No more cards in this bout: its limit is reached."),
+    "R-B4a": lambda: _("A bout holds at most 6 attack cards."),
+    "R-B4b": lambda: _("Until the first successful defence, a bout holds at most 5 cards."),
+    "R-B4c": lambda: _("The defender has no more cards to cover another one."),
     "R-B5": lambda: _("Cover with a higher card of the same suit, or with a trump."),
     "R-B6": lambda: _("Transfer with a card of the attack's rank, while nothing is covered."),
     "R-B7": lambda: _("No transfer by showing a trump here."),
@@ -330,11 +333,14 @@ _RULE_REFUSALS = {
     "R-P5": lambda: _("In Dureń the defender covers every card, or takes."),
     "R-S1": lambda: _("That card is not in the hand."),
     "R-S2": lambda: _("Challenge only another player's card that lies on the table."),
+    "R-S3": lambda: _("You were caught or marked: honest play only."),
+    "R-S4": lambda: _("You found that card honest already."),
     "R-T2": lambda: _("Partners do not play against each other."),
 }
 
 
 def rule_refusal(rule: str | None) -> str | None:
     """What ``rule`` forbids, in the player's language (None: no sentence for it)."""
-    text = _RULE_REFUSALS.get(rule or "")
+    rule = rule or ""
+    text = _RULE_REFUSALS.get(rule) or _RULE_REFUSALS.get(rule.rstrip("abcdefgh"))
     return text() if text is not None else None

@@ -48,7 +48,6 @@ from localdurak.net.api import (
     TableEvent,
 )
 from localdurak.net.identity import Identity, data_dir
-from localdurak.net.replica import GAME_STEPS, SeatGame, Signed
 from localdurak.net.transport import (
     Channel,
     ConnectionClosed,
@@ -92,6 +91,7 @@ from localdurak.protocol.messages import (
 )
 from localdurak.protocol.privacy.audit import audit as audit_record
 from localdurak.protocol.privacy.record import transcript_to_dict
+from localdurak.protocol.table.replica import GAME_STEPS, SeatGame, Signed
 
 log = logging.getLogger(__name__)
 
@@ -652,7 +652,7 @@ class ClientSession:
                 return []
             if self.game is not None and self.game.game_id == m.game:
                 return []
-            self.game = SeatGame(m, self.my_seat, self.identity)
+            self.game = SeatGame(m, self.my_seat, self.identity, os.urandom)
             self._unchecked = []
             self._pending = []
             self._closing = False

@@ -45,15 +45,8 @@ from localdurak.game.engine import Game
 from localdurak.game.rules import Rules, RulesError
 from localdurak.net.discovery import Advertiser, TableAd, TableStatus
 from localdurak.net.host_bots import BotSeat, HostBots
-from localdurak.net.identity import Identity
+from localdurak.net.identity import EphemeralKey, Identity
 from localdurak.net.peer import PEER_BACKLOG_MAX, Peer, SeatSlot
-from localdurak.net.replica import (
-    EphemeralKey,
-    HostGame,
-    action_of,
-    closes_bout,
-    decode_body,
-)
 from localdurak.net.table_store import (
     EVENTS_FILE,
     STATE_FILE,
@@ -113,6 +106,12 @@ from localdurak.protocol.records import (
     journal_append,
     journal_header,
     journal_set,
+)
+from localdurak.protocol.table.replica import (
+    HostGame,
+    action_of,
+    closes_bout,
+    decode_body,
 )
 
 log = logging.getLogger(__name__)

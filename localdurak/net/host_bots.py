@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from localdurak.game.bots import Bot, Rng, make_bot
-from localdurak.net.replica import EphemeralKey, SeatGame, Signed
+from localdurak.net.identity import EphemeralKey
 from localdurak.protocol.errors import RemoteProtocolError
 from localdurak.protocol.messages import GameStarted, Privacy, PrivacyEvent
+from localdurak.protocol.table.replica import SeatGame, Signed
 
 if TYPE_CHECKING:
     from localdurak.net.peer import SeatSlot
@@ -136,7 +137,7 @@ class HostBots:
         out: list[Signed] = []
         try:
             if isinstance(event, GameStarted):
-                bot.game = SeatGame(event, s, bot.key)
+                bot.game = SeatGame(event, s, bot.key, os.urandom)
                 bot.pending = []
                 out = bot.game.start()
             elif bot.game is not None and event.game == bot.game.game_id:

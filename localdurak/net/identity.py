@@ -271,3 +271,24 @@ def sign_action(
     """Sign one action (``kind="act"``, ``body=action.to_dict()``) or privacy step
     (``kind=step``, ``body`` as sent)."""
     return identity.sign(action_payload(game, seat, n, kind, body))
+
+
+class EphemeralKey:
+    """A signing key that lives in memory only: an in-process bot's seat key."""
+
+    def __init__(self, private: Ed25519PrivateKey | None = None) -> None:
+        self.private = private if private is not None else Ed25519PrivateKey.generate()
+
+    @property
+    def public_key(self) -> bytes:
+        return public_key_bytes(self.private.public_key())
+
+    def sign(self, data: bytes) -> bytes:
+        return self.private.sign(data)
+
+    def private_bytes(self) -> bytes:
+        return self.private.private_bytes_raw()
+
+    @classmethod
+    def from_private_bytes(cls, raw: bytes) -> EphemeralKey:
+        return cls(Ed25519PrivateKey.from_private_bytes(raw))

@@ -481,3 +481,44 @@ CHEATING_WORDS = {
     "pl": ["szuler", "przyłap", "oznaczon"],
     "zh_Hant": ["允許作弊", "揭穿", "被標記"],
 }
+
+
+def _engine_refusal_rules() -> set[str]:
+    """Every rule id the rules engine refuses an action with (``IllegalAction("R-…", …)``,
+    or a ``rule = "R-…"`` it raises later), read from the game package's source."""
+    rules: set[str] = set()
+    for path in (ROOT / "localdurak" / "game").glob("**/*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            values: list[ast.AST] = []
+            if isinstance(node, ast.Call) and node.args:
+                f = node.func
+                if isinstance(f, ast.Name) and f.id == "IllegalAction":
+                    values.append(node.args[0])
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "rule" for t in node.targets
+            ):
+                values.append(node.value)
+            for v in values:
+                for c in ast.walk(v):
+                    if isinstance(c, ast.Constant) and str(c.value).startswith("R-"):
+                        rules.add(str(c.value))
+    return rules
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_every_engine_refusal_has_a_sentence_in_the_language(code: str) -> None:
+    """The engine words its refusals in English; the ▶ line shows the rule's sentence in the
+    player's language instead — for every rule it refuses with (R-B4c, R-S3 too)."""
+    from localdurak.cli.words import rule_refusal
+
+    rules = _engine_refusal_rules()
+    assert {"R-B4a", "R-B4c", "R-B5", "R-S3", "R-S4", "R-P2"} <= rules
+    i18n.set_language(code)
+    said = {}
+    for rule in sorted(rules):
+        text = rule_refusal(rule)
+        assert text is not None, f"no sentence for {rule}"
+        said[rule] = text
+    i18n.set_language("en")
+    for rule, text in said.items():
+        assert text != rule_refusal(rule), f"{code}: {rule} is English"

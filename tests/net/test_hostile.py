@@ -421,8 +421,8 @@ async def test_a_relayed_step_that_breaks_the_game_closes_the_session_with_why(
 ) -> None:
     """A step our own checks refuse (a forged card, a bad strip, a forged signature) cannot be
     fixed by reconnecting: the host would replay it.  The session closes and says why."""
-    from localdurak.net.replica import SeatGame
     from localdurak.protocol.errors import IllegalMove
+    from localdurak.protocol.table.replica import SeatGame
 
     host, run, s = await _table_with_pat(tmp_path, Rules(deck=24), name="Broken")
     real = SeatGame.receive
@@ -456,8 +456,8 @@ async def test_a_host_bot_refused_waits_for_the_table_to_move(
 ) -> None:
     """A host bot whose step the host refuses rests a moment (`BOT_REST`) before it tries
     again; it used to retry at once, for ever, and the host's loop never yielded."""
-    from localdurak.net.replica import HostGame
     from localdurak.protocol.errors import NotYourTurn
+    from localdurak.protocol.table.replica import HostGame
 
     real = HostGame.receive
     refused = [0]

@@ -12,11 +12,11 @@ import pytest
 from localdurak.game.actions import Action, Do
 from localdurak.game.cards import deck_cards
 from localdurak.game.rules import Rules
-from localdurak.net.replica import SeatGame
 from localdurak.protocol.errors import AuthFailed, IllegalMove, NotYourTurn, Replayed
 from localdurak.protocol.messages import PrivacyEvent
 from localdurak.protocol.privacy.audit import audit
 from localdurak.protocol.privacy.record import transcript_to_dict
+from localdurak.protocol.table.replica import SeatGame
 from tests.support.net_play import MemoryGame
 
 

@@ -454,8 +454,9 @@ class Transcript:
 
     def next_unverified(self) -> tuple[Chunk, int] | None:
         """A strip of a complete chunk not verified yet (the earliest), or None.  A player
-        verifies these while the table is quiet (`localdurak.net.replica.SeatGame.verify_ahead`)
-        instead of at the first play from the chunk, which is on everybody's path to the
+        verifies these while the table is quiet
+        (`localdurak.protocol.table.replica.SeatGame.verify_ahead`) instead of at the first play
+        from the chunk, which is on everybody's path to the
         screen; what they prove is the same."""
         batches = self.schedule.batches
         # Chunks before the cursor are complete with every strip verified, for good (strips

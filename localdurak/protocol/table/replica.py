@@ -1,7 +1,8 @@
 """One game of the series as each party keeps it: the bridge between the wire messages
 (docs/protocol.md §5), the card-privacy protocol (privacy.md) and the rules engine.
 
-Sans-I/O (no sockets, no clocks); used by the asyncio host and client sessions.
+Sans-I/O (no sockets, no clocks, no random source but the one it is given); used by the asyncio
+host and client sessions (localdurak.net).
 
 - `SeatGame` — one seat: its privacy `Player` (its own key), and the engine on what that seat
   may know (``Game.hidden`` from its own seat).  It checks every relayed message (the seat's
@@ -26,13 +27,10 @@ random source: proof nonces would repeat for different statements and leak the k
 from __future__ import annotations
 
 import copy
-import os
 import pickle
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
-
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from localdurak.game.actions import Action, ActionFormatError, Do, GameResult, IllegalAction
 from localdurak.game.cards import Card, Suit
@@ -50,6 +48,7 @@ from localdurak.protocol.errors import (
 )
 from localdurak.protocol.messages import GameStarted, Privacy, PrivacyEvent
 from localdurak.protocol.privacy.events import CardTurned, FirstAttacker, HandDealt, KeysRevealed
+from localdurak.protocol.privacy.group import RandomBytes
 from localdurak.protocol.privacy.messages import (
     Act,
     MessageError,
@@ -62,7 +61,7 @@ from localdurak.protocol.privacy.messages import Message as PMessage
 from localdurak.protocol.privacy.roles import Host, Player
 from localdurak.protocol.privacy.schedule import Setup
 from localdurak.protocol.privacy.transcript import Transcript
-from localdurak.protocol.signing import action_payload, public_key_bytes, verify_action
+from localdurak.protocol.signing import action_payload, verify_action
 
 GAME_STEPS = ("play", "act")
 """Privacy steps that carry a game action."""
@@ -274,7 +273,7 @@ class SeatGame:
         started: GameStarted,
         seat: int,
         signer: Signer,
-        rng: Callable[[int], bytes] = os.urandom,
+        rng: RandomBytes,
     ) -> None:
         if not 0 <= seat < len(started.keys):
             raise ValueError(f"seat {seat} is not at this table")
@@ -794,24 +793,3 @@ class HostGame:
     def transcript(self) -> dict[str, Any]:
         self.verify_idle()  # everything verified before the record is written
         return self.privacy.transcript()
-
-
-class EphemeralKey:
-    """A signing key that lives in memory only: an in-process bot's seat key."""
-
-    def __init__(self, private: Ed25519PrivateKey | None = None) -> None:
-        self.private = private if private is not None else Ed25519PrivateKey.generate()
-
-    @property
-    def public_key(self) -> bytes:
-        return public_key_bytes(self.private.public_key())
-
-    def sign(self, data: bytes) -> bytes:
-        return self.private.sign(data)
-
-    def private_bytes(self) -> bytes:
-        return self.private.private_bytes_raw()
-
-    @classmethod
-    def from_private_bytes(cls, raw: bytes) -> EphemeralKey:
-        return cls(Ed25519PrivateKey.from_private_bytes(raw))
