@@ -4,8 +4,9 @@
 made live (every proof, the schedule), then uses the revealed keys to check what no proof
 could check during the game:
 
-* each seat's shuffle: deck_j must be a permutation of k_j·deck_{j−1} (a substituted or
-  duplicated card names the shuffler);
+* each seat's shuffle is judged by its own proof of shuffle in the replay (so a withheld key
+  hides nothing); in a record of format /2, which has no such proofs, by the keys: deck_j must
+  be a permutation of k_j·deck_{j−1} (a substituted or duplicated card names the shuffler);
 * every position decodes to a card of the deck, and the record's ``"deck"`` (if any) is that
   deck;
 * every "not me" claim of R-F1 (lowest trump) and so every "I hold no trump": the claimed card
@@ -44,7 +45,7 @@ from .messages import (
     Shuffle,
 )
 from .proofs import dleq_verify, schnorr_verify
-from .record import transcript_from_dict
+from .record import is_legacy, transcript_from_dict
 from .schedule import Setup
 from .transcript import Transcript, shuffle_digest, signed_action
 
@@ -110,6 +111,8 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
         )
 
     t = Transcript(setup)
+    t.legacy_shuffles = is_legacy(record["privacy"])
+    t.keep_evidence = False
     t.audit_keys = _revealed_inverses(log)
     stopped = False
     for i, msg in enumerate(log):
@@ -171,9 +174,10 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
     if len(keys) < setup.seats or t.shuffled is None:
         return AuditReport(_with_incomplete(faults, incomplete), None, {"messages": len(log)})
 
-    # Shuffles: deck_j = π_j(k_j · deck_{j-1}) as sets.
+    # Shuffles: each stage's proof of shuffle was checked by the replay.  A /2 record has none:
+    # deck_j = π_j(k_j · deck_{j-1}) as sets.
     prev = t.deck_points
-    for j, deck in enumerate(t.decks):
+    for j, deck in enumerate(t.decks if t.legacy_shuffles else ()):
         try:
             layered = {GROUP.mul(keys[j], p) for p in prev}
         except InvalidPoint:
