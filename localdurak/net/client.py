@@ -32,9 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from localdurak.game.actions import Action, Do, GameResult, IllegalAction
+from localdurak.game.actions import Action, GameResult, IllegalAction
 from localdurak.game.bots import Bot, Rng, make_bot
-from localdurak.game.engine import Game
 from localdurak.game.rules import Rules
 from localdurak.game.view import PlayerView
 from localdurak.net.api import (
@@ -45,6 +44,7 @@ from localdurak.net.api import (
     EventKind,
     SeriesScore,
     TableEvent,
+    table_events,
 )
 from localdurak.net.identity import Identity, data_dir
 from localdurak.net.table_store import fsync_paths, write_atomic
@@ -119,33 +119,6 @@ SYNC_PAUSE_S = 0.05
 """How long after a save its fsync follows (saves meanwhile share it)."""
 
 
-@dataclass(frozen=True)
-class _Before:
-    """The public state before an action, to word the table's log."""
-
-    bout: int
-    taking: bool
-    defender: int | None
-    table: tuple[Any, ...]
-    out: tuple[int, ...]
-    marked: tuple[int, ...]
-    result: GameResult | None
-
-    @classmethod
-    def of(cls, g: Game | None) -> _Before | None:
-        if g is None:
-            return None
-        return cls(
-            g.bout_number,
-            g.phase == "taking",
-            g.defender,
-            tuple(g.table),
-            tuple(g.out),
-            tuple(g.marked),
-            g.result,
-        )
-
-
 class SessionClosed(ConnectionError):
     """The table closed, or the session gave up (the message says why)."""
 
@@ -194,6 +167,10 @@ class ClientSession:
         self.last_seq: int | None = None
         self.channel: Channel | None = None
         self._changed = asyncio.Event()
+        self._host_hold = 0
+        """The seat hold the host's `Presence` events gave (0: none seen yet)."""
+        self._held_until: dict[int, float] = {}
+        """Offline seats: the loop time their hold runs out (from `Presence`)."""
         self._ahead = False
         """Whether strips of other hands' deals may wait for `SeatGame.verify_ahead`."""
         self._closing = False
@@ -279,6 +256,17 @@ class ClientSession:
     @property
     def offline_seats(self) -> tuple[int, ...]:
         return tuple(sorted(self._away))
+
+    @property
+    def seat_hold(self) -> float:
+        """The host's seat hold as its `Presence` events tell it, else our own patience."""
+        return float(self._host_hold or self.hold)
+
+    def hold_left(self, seat: int) -> float | None:
+        until = self._held_until.get(seat)
+        if until is None or seat not in self._away:
+            return None
+        return max(0.0, until - asyncio.get_running_loop().time())
 
     @property
     def series(self) -> SeriesScore:
@@ -657,12 +645,11 @@ class ClientSession:
                 return []
             if m.seat == self.my_seat:
                 self._pending = [p for p in self._pending if p.n != m.n]
-            before = _Before.of(self.game.game)
             t0 = time.monotonic()
             out = self.game.receive(m, defer=True)
             action = self.game.last_action
-            if action is not None and self.game.game is not None and before is not None:
-                self._log_action(action, before, self.game.game)
+            if action is not None:
+                self._events += table_events(action, self.game.last_outcome)
             if self.trace is not None:
                 self._trace(m, t0)
             return out
@@ -691,6 +678,9 @@ class ClientSession:
                 self._away.discard(m.seat)
             else:
                 self._away.add(m.seat)
+                if m.hold:
+                    self._host_hold = m.hold
+                    self._held_until[m.seat] = asyncio.get_running_loop().time() + m.hold
                 self._events.append(TableEvent(EventKind.SEAT_OFFLINE, seat=m.seat))
             return []
         if isinstance(m, TableClosed):
@@ -698,34 +688,6 @@ class ClientSession:
             self._forget()
             return []
         return []
-
-    def _log_action(self, action: Action, before: _Before, g: Game) -> None:
-        """The table's log (api.TableEvent) for one applied action."""
-        if action.do is Do.CHALLENGE:
-            marked = [s for s in g.marked if s not in before.marked]
-            caught = bool(marked) and marked[0] != action.seat
-            self._events.append(
-                TableEvent(
-                    EventKind.CHALLENGE,
-                    seat=action.seat,
-                    action=action,
-                    caught=caught,
-                    marked=marked[0] if marked else None,
-                )
-            )
-        else:
-            opens = action.do is Do.ATTACK and not before.table
-            self._events.append(
-                TableEvent(EventKind.ACTION, seat=action.seat, action=action, opens=opens)
-            )
-        if g.bout_number != before.bout or (g.result is not None and before.result is None):
-            if before.taking or action.do is Do.TAKE:
-                self._events.append(TableEvent(EventKind.TOOK, seat=before.defender))
-            else:
-                self._events.append(TableEvent(EventKind.BITO, seat=before.defender))
-        for s in g.out:
-            if s not in before.out:
-                self._events.append(TableEvent(EventKind.OUT, seat=s))
 
     async def _audit_later(self, g: SeatGame) -> None:
         verdict = await asyncio.to_thread(self._own_audit, g)

@@ -110,7 +110,6 @@ from localdurak.protocol.records import (
 from localdurak.protocol.table.replica import (
     HostGame,
     action_of,
-    closes_bout,
     decode_body,
 )
 
@@ -962,7 +961,7 @@ class TableHost:
             action = action_of(decode_body(cmd.body, seat))
         except RemoteProtocolError:
             return False  # refused on the spot, with its reason
-        if action.do is Do.CHALLENGE or not closes_bout(g.game, action):
+        if action.do is Do.CHALLENGE or not g.game.would_end_bout(action):
             return False
         self.on_event({"event": "challenge_window", "seat": seat, "seconds": window})
         self._held += 1
