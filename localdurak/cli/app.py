@@ -287,6 +287,7 @@ class DurakApp:
             s.connection
             in (ConnectionState.RECONNECTING, ConnectionState.PAUSED, ConnectionState.CLOSED)
             or bool(s.offline_seats)
+            or s.problem is not None
         )
 
     def _banner_text(self) -> StyleAndTextTuples:
@@ -298,6 +299,8 @@ class DurakApp:
             text = _("The host paused; it will resume. Your seat is kept.")
         elif s.connection is ConnectionState.CLOSED:
             text = _("The table is closed. q to leave.")
+        elif s.problem is not None:
+            text = s.problem  # the host's own words (a full or read-only disk)
         else:
             text = _("Waiting for {names} to reconnect…").format(
                 names=join_names(s.offline_seats, s.names, s.seat)

@@ -42,6 +42,7 @@ from localdurak.net.api import (
     AuditVerdict,
     ConnectionState,
     EventKind,
+    MoveClock,
     SeriesScore,
     TableEvent,
     table_events,
@@ -81,6 +82,7 @@ from localdurak.protocol.messages import (
     GameStarted,
     Lobby,
     Message,
+    Notice,
     Presence,
     PrivacyEvent,
     Ready,
@@ -184,6 +186,10 @@ class ClientSession:
         self._syncing: asyncio.Task[None] | None = None
         self.bytes_saved = 0
         """Bytes of saved state written (benchmarks: bytes per game)."""
+        self._clock: MoveClock | None = None
+        """The move clock the host told (`Clock` events)."""
+        self.host_problem: str | None = None
+        """Trouble on the host's side every screen shows (`Notice`: it cannot save)."""
         self.save_problem: str | None = None
         """Why the seat cannot be saved right now (a full or read-only disk), for the screen:
         the game goes on from memory meanwhile."""
@@ -280,6 +286,14 @@ class ClientSession:
     def closing(self) -> bool:
         """R-S5: the host holds an action that closes the bout (its `Closing` event)."""
         return self._closing
+
+    @property
+    def problem(self) -> str | None:
+        return self.host_problem or self.save_problem
+
+    @property
+    def move_clock(self) -> MoveClock | None:
+        return self._clock
 
     def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
         self._listeners.append(callback)
@@ -682,6 +696,10 @@ class ClientSession:
                     self._host_hold = m.hold
                     self._held_until[m.seat] = asyncio.get_running_loop().time() + m.hold
                 self._events.append(TableEvent(EventKind.SEAT_OFFLINE, seat=m.seat))
+            return []
+        if isinstance(m, Notice):
+            self.host_problem = m.problem or None
+            self._notify()
             return []
         if isinstance(m, TableClosed):
             self._finish(f"the table closed: {m.reason}")

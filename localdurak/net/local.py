@@ -27,6 +27,7 @@ from localdurak.net.api import (
     AuditVerdict,
     ConnectionState,
     EventKind,
+    MoveClock,
     SeriesScore,
     TableEvent,
     table_events,
@@ -142,6 +143,14 @@ class LocalTable:
     @property
     def closing(self) -> bool:
         return self._held is not None
+
+    @property
+    def problem(self) -> str | None:
+        return None  # an offline table saves nothing
+
+    @property
+    def move_clock(self) -> MoveClock | None:
+        return None  # no clock offline: the bots are quick and the person is at home
 
     @property
     def game(self) -> Game:

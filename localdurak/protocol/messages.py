@@ -652,6 +652,19 @@ class TableClosed(Message):
     reason: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class Notice(Message):
+    """Trouble on the host's side that every screen shows: ``problem`` says what (the host
+    cannot save: a full or read-only disk), "" that it is over."""
+
+    TYPE = "notice"
+    SENDER = Role.HOST
+    KIND = Kind.EVENT
+    SCHEMA = schema({"seq": SEQ, "problem": Str(200)})
+    seq: int
+    problem: str = ""
+
+
 MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
     cls.TYPE: cls
     for cls in (
@@ -679,6 +692,7 @@ MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
         Closing,
         GameOver,
         TableClosed,
+        Notice,
     )
 }
 
