@@ -220,7 +220,7 @@ class HostForm:
         out: StyleAndTextTuples = []
         for i, f in enumerate(FIELDS):
             value = self.values[f.key]
-            shown = _("default") if f.key == "hand_size" and value == 0 else _value(value)
+            shown = _("default") if f.key == "hand_size" and value == 0 else _value(value, f.key)
             if f.key == "name":
                 shown = value or self.default_name
                 style = "class:lobby-selected" if i == self.index else "class:field"
@@ -233,18 +233,71 @@ class HostForm:
                 continue
             style = "class:lobby-selected" if i == self.index else "class:field"
             mark = "▶" if i == self.index else " "
-            out.append((style, pad(f"{mark} {f.key.replace('_', ' ')}", 24)))
+            out.append((style, pad(f"{mark} {_label(f.key)}", 24)))
             out.append(("class:field-value", f" ‹ {shown} ›"))
             out.append(("", "\n"))
         return out
 
 
-def _value(v: Any) -> str:
+# The form's words in the player's language: each field's name, and the values of the
+# fields whose values are words (the option values of rules.md section O).
+FIELD_LABELS: dict[str, Callable[[], str]] = {
+    "seats": lambda: _("seats"),
+    "bots": lambda: _("bots"),
+    "variant": lambda: _("variant"),
+    "deck": lambda: _("deck"),
+    "hand_size": lambda: _("hand size"),
+    "teams": lambda: _("teams"),
+    "throw_in": lambda: _("throw in"),
+    "throw_in_order": lambda: _("throw in order"),
+    "first_bout_five": lambda: _("first bout five"),
+    "trump_show": lambda: _("trump show"),
+    "transfer_first_bout": lambda: _("transfer first bout"),
+    "cheating": lambda: _("cheating"),
+    "japanese": lambda: _("japanese"),
+    "tie": lambda: _("tie rule"),
+    "next_first_attack": lambda: _("next first attack"),
+    "duren_leads": lambda: _("duren leads"),
+    "partial_defence": lambda: _("partial defence"),
+    "bot_level": lambda: _("bot level"),
+    "pin": lambda: _("pin"),
+}
+VALUE_WORDS: dict[str, Callable[[], str]] = {
+    "podkidnoy": lambda: _("podkidnoy"),
+    "perevodnoy": lambda: _("perevodnoy"),
+    "duren": lambda: _("Dureń"),
+    "none": lambda: _("none"),
+    "2v2": lambda: "2v2",
+    "3v3": lambda: "3v3",
+    "pairs": lambda: _("pairs"),
+    "teams=pairs": lambda: _("three pairs"),
+    "all": lambda: _("all"),
+    "neighbours": lambda: _("neighbours"),
+    "free": lambda: _("free"),
+    "first_word": lambda: _("first word"),
+    "draw": lambda: _("draw"),
+    "last_defender_loses": lambda: _("last defender loses"),
+    "at_durak": lambda: _("at the durak"),
+    "from_durak": lambda: _("from the durak"),
+    "odd": lambda: _("odd"),
+    "normal": lambda: _("normal"),
+    "strong": lambda: _("strong"),
+    "random": lambda: _("random"),
+}
+
+
+def _label(key: str) -> str:
+    label = FIELD_LABELS.get(key)
+    return label() if label is not None else key.replace("_", " ")
+
+
+def _value(v: Any, key: str = "") -> str:
     if v is True:
         return _("yes")
     if v is False:
         return _("no")
-    return str(v)
+    word = VALUE_WORDS.get(f"{key}={v}") or VALUE_WORDS.get(v) if isinstance(v, str) else None
+    return word() if word is not None else str(v)
 
 
 class Lobby:
