@@ -18,7 +18,8 @@ messages, and the action itself (records.md form, with ``seat``) is bound into e
 The end of a bout needs no message: every party derives the refill from its own engine
 (R-B12, ``Game.refill_schedule()``) at the same point of the log.
 
-A `SeatGame` pickles (without its signing key, `SeatGame.freeze` / `thaw`): a client keeps
+A `SeatGame` freezes to a msgpack snapshot (`protocol.snapshot`: no pickle, no code; without
+its signing key, `SeatGame.freeze` / `thaw`): a client keeps
 it on disk after every event, so a restarted client carries on with the same privacy key
 (privacy.md "When a player drops out").  Never rebuild a seat by replaying with a seeded
 random source: proof nonces would repeat for different statements and leak the key.
@@ -27,7 +28,6 @@ random source: proof nonces would repeat for different statements and leak the k
 from __future__ import annotations
 
 import copy
-import pickle
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -47,6 +47,7 @@ from localdurak.game.outcome import (
 )
 from localdurak.game.rules import Rules, Variant
 from localdurak.game.view import PlayerView
+from localdurak.protocol import snapshot
 from localdurak.protocol.errors import (
     AuthFailed,
     BadMessage,
@@ -541,29 +542,35 @@ class SeatGame:
         return None if self.game is None else self.game.result
 
     def freeze(self) -> bytes:
-        """Everything but the signing key, for the client's file (0600, data dir)."""
+        """Everything but the signing key and the source of randomness (a snapshot holds
+        no code: `thaw` is given both again), for the client's file (0600, data dir)."""
         # The seat's copy of the privacy log is never read again (the host's transcript is the
         # record); leaving it out makes saving several times cheaper.
         # Nor is the seat engine's action log (the host's journal is the record).
         signer, self.signer = self.signer, None  # type: ignore[assignment]
+        rng, self.player._rng = self.player._rng, None  # type: ignore[assignment]
         log, self.player.t.log = self.player.t.log, []
         actions: list[Action] = []
         if self.game is not None:
             actions, self.game.log = self.game.log, []
         try:
-            return pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL)
+            return snapshot.dumps(self, kind="seat", classes=SNAPSHOT_CLASSES)
         finally:
             self.signer = signer
+            self.player._rng = rng
             self.player.t.log = log
             if self.game is not None:
                 self.game.log = actions
 
     @staticmethod
-    def thaw(data: bytes, signer: Signer) -> SeatGame:
-        seat = pickle.loads(data)
+    def thaw(data: bytes, signer: Signer, rng: RandomBytes) -> SeatGame:
+        """A seat from `freeze`; `snapshot.SnapshotError` (a ValueError) for an old pickle,
+        another version's snapshot or a damaged one."""
+        seat = snapshot.loads(data, kind="seat", classes=SNAPSHOT_CLASSES)
         if not isinstance(seat, SeatGame):
             raise ValueError("not a saved seat")
         seat.signer = signer
+        seat.player._rng = rng
         seat.log_complete = False  # the privacy log was not saved: no audit of our own
         seat.__dict__.setdefault("_unrelayed", {})  # saved by a version without it
         return seat
@@ -773,3 +780,7 @@ class HostGame:
     def transcript(self) -> dict[str, Any]:
         self.verify_idle()  # everything verified before the record is written
         return self.privacy.transcript()
+
+
+SNAPSHOT_CLASSES: tuple[type[Any], ...] = (SeatGame, Signed, _Counters)
+"""This module's classes a saved seat holds (`protocol.snapshot`)."""
