@@ -1,4 +1,4 @@
-"""Bots benchmark (issues 4 and 14): seeded matches between levels, and the bot ladder.
+"""Bots benchmark (docs/bots.md): seeded matches between levels, and the bot ladder.
 
     python benchmarks/bots.py --match A B --games N [--budget-ms MS] [--simulations N]
         [--variant V] [--seats N] [--rules JSON] [--seed S] [--jobs J] [--clock wall|cpu] --json

@@ -3,8 +3,8 @@
     python benchmarks/client_start.py [--runs 10]
 
 Starts the client in a detached 80x24 tmux session, polls capture-pane until the ▶ status
-line shows, and prints the median and the spread.  issue 5: "the first screen appears in
-under a second"."""
+line shows, and prints the median and the spread.  The target: "the first screen
+appears in under a second"."""
 
 from __future__ import annotations
 

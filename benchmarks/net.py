@@ -1,4 +1,4 @@
-"""Network figures of issue 4 (benchmarks/net.py).
+"""Network figures: finding a table, dealing, action latency, bytes (benchmarks/net.py).
 
     sudo python benchmarks/net.py [--runs 10] [--probe full,quick,none] [--cold] [--json]
     python benchmarks/net.py --game [--players 2,3,4,5,6] [--deck 52] [--runs 3] [--json]
@@ -10,7 +10,7 @@ until the end): for each table size,
 decoded, one monotonic clock for the machine), the action latency host -> all other clients
 (the host relays an action; the last of the other players' clients has checked and applied
 it — the actor's own client had it first: p50 and p99 over every action of the runs) and the
-bytes per game (frames the host sent and received).  Targets (issue 4): under
+bytes per game (frames the host sent and received).  Targets: under
 0.5 s for 6 processes x 52 cards; under 10 ms p99 with 5 other clients.
 
 Without ``--game``: how fast a table becomes visible on the LAN:
@@ -21,7 +21,7 @@ does, browsing continuously — and, run after run, a host advertising a new tab
 another.  It reports the time from the advertiser's start (zeroconf loaded, the call to
 `Advertiser.start`) to the browser having the table resolved (name, TXT, address): the
 median, min and max over the runs, for each way of making sure the name is free
-(`localdurak.net.discovery.Probe`).  Target (issue 4): median under 1.5 s.
+(`localdurak.net.discovery.Probe`).  Target: median under 1.5 s.
 
 Both processes stamp their lines with `time.monotonic()`, one clock for the whole machine.
 """
@@ -160,8 +160,8 @@ def game_run(players: int, deck: int, home: Path, delay: float) -> dict[str, flo
         relays = {x["seq"]: x["t"] for x in host.seen if x.get("event") == "relay"}
         actor = {x["seq"]: x["seat"] for x in host.seen if x.get("event") == "relay"}
         dealt = []
-        # The latency of an action is to the *other* clients (issue 4: "to all 5 other
-        # clients"): the actor's own client has it already.
+        # The latency of an action is to the *other* clients (the target says "to all 5
+        # other clients"): the actor's own client has it already.
         applied: dict[int, list[float]] = {}
         arrived: dict[int, list[float]] = {}
         # Shown, and its card's proof of being dealt checked too (a client checks that at the

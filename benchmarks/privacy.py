@@ -1,4 +1,4 @@
-"""Benchmark of the card-privacy protocol (issue 3; privacy.md "Costs to measure").
+"""Benchmark of the card-privacy protocol (privacy.md "Costs to measure").
 
 For N = 2..6 players and 24/36/52 cards, per phase (commit, shuffle, deal, lowest trump,
 refill, play, reveal, audit): group operations (counted by localdurak.protocol.privacy.group),

@@ -1,4 +1,4 @@
-"""Issue 6 at the full counts: hostile input, faults, load, endurance (tests/soak/).
+"""The soak suites at their full counts: hostile input, faults, load, endurance (tests/soak/).
 
     python benchmarks/soak.py [--json] [--only fuzz,faults,load,endurance] [--out FILE]
 

@@ -2,49 +2,69 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent, merge_key_bindings
 from prompt_toolkit.key_binding.key_bindings import KeyBindingsBase
 
 from localdurak.cli import table
+from localdurak.cli.controller import TableController
 from localdurak.cli.i18n import _
 from localdurak.game.actions import Action
 
-if TYPE_CHECKING:
-    from localdurak.cli.app import DurakApp
+
+def build_key_bindings(app: TableController) -> KeyBindingsBase:
+    """The table's keys and the ones every screen has (the lobby adds its own)."""
+    return merge_key_bindings([_table_keys(app), _global_keys(app)])
 
 
-def build_key_bindings(app: DurakApp) -> KeyBindingsBase:
-    parts: list[KeyBindingsBase] = [_table_keys(app), _global_keys(app)]
-    if app.lobby is not None:
-        parts.append(app.lobby.key_bindings())
-    return merge_key_bindings(parts)
-
-
-def _global_keys(app: DurakApp) -> KeyBindings:
+def _global_keys(app: TableController) -> KeyBindings:
     kb = KeyBindings()
     helping = Condition(lambda: app.ui.show_help)
 
+    asking = Condition(lambda: bool(app.ui.confirm))
+
     @kb.add("c-c")
     def _quit(event: KeyPressEvent) -> None:
-        """Ctrl-C: leave at once."""
-        app.quit(everything=True)
+        """Ctrl-C: leave the program (asked first at a table; a second Ctrl-C leaves)."""
+        if app.ui.confirm:
+            app.shell.quit(everything=True)
+        else:
+            app.ask_leave(everything=True)
 
     @kb.add("<any>", filter=helping)
     def _close_help(event: KeyPressEvent) -> None:
         """Any key closes the help."""
         app.ui.show_help = False
 
+    # Escape, eager: a text field the lobby focused before must not keep it as a prefix.
+    @kb.add("escape", filter=helping, eager=True)
+    def _close_help_escape(event: KeyPressEvent) -> None:
+        """Escape closes the help."""
+        app.ui.show_help = False
+
+    @kb.add("y", filter=asking & ~helping)
+    def _yes(event: KeyPressEvent) -> None:
+        """Yes: leave."""
+        app.confirm_leave()
+
+    @kb.add("n", filter=asking & ~helping)
+    @kb.add("escape", filter=asking & ~helping, eager=True)
+    def _no(event: KeyPressEvent) -> None:
+        """No: stay at the table."""
+        app.cancel_leave()
+
+    @kb.add("<any>", filter=asking & ~helping)
+    def _ignore(event: KeyPressEvent) -> None:
+        """While the question waits, nothing else is played."""
+
     return kb
 
 
-def _table_keys(app: DurakApp) -> KeyBindings:
+def _table_keys(app: TableController) -> KeyBindings:
     kb = KeyBindings()
-    at_table = Condition(lambda: app.screen == "table")
-    playing = Condition(lambda: app.screen == "table" and _in_game(app))
-    over = Condition(lambda: app.screen == "table" and not _in_game(app))
+    at_table = Condition(lambda: app.shell.screen == "table" and not app.ui.confirm)
+    playing = at_table & Condition(lambda: _in_game(app))
+    over = at_table & Condition(lambda: not _in_game(app))
     picking = Condition(lambda: app.ui.focus_table or app.ui.challenge) & playing
     hand_focus = playing & ~picking
 
@@ -55,8 +75,8 @@ def _table_keys(app: DurakApp) -> KeyBindings:
 
     @kb.add("q", filter=at_table)
     def _quit(event: KeyPressEvent) -> None:
-        """Leave the table."""
-        app.quit()
+        """Leave the table (asked first while a game or the hosted table would be lost)."""
+        app.ask_leave()
 
     @kb.add("n", filter=over)
     def _next(event: KeyPressEvent) -> None:
@@ -64,7 +84,19 @@ def _table_keys(app: DurakApp) -> KeyBindings:
         app.next_game()
 
     # The host's own player, before the first deal: fill seats with bots, or free them.
-    owning = Condition(lambda: app.screen == "table" and app.owns_lobby())
+    owning = at_table & Condition(app.owns_lobby)
+
+    # Every player in a network table's lobby, the host's too: ready once the codes match.
+    in_lobby = at_table & Condition(
+        lambda: (
+            app.view() is None and app.session is not None and app.session.lobby_view is not None
+        )
+    )
+
+    @kb.add("r", filter=in_lobby)
+    def _ready(event: KeyPressEvent) -> None:
+        """Ready for the deal (the pairing codes compared), or not ready any more."""
+        app.toggle_ready()
 
     @kb.add("b", filter=owning)
     def _add_bot(event: KeyPressEvent) -> None:
@@ -78,25 +110,24 @@ def _table_keys(app: DurakApp) -> KeyBindings:
 
     for digit in "1234567890":
 
-        @kb.add(digit, filter=hand_focus)
-        def _select(event: KeyPressEvent) -> None:
-            """Select a card of your hand by its number (0 is the tenth)."""
-            n = int(event.data)
-            app.ui.selected = 9 if n == 0 else n - 1
-            app.ui.target = None
-            app.clamp()
-
         @kb.add(digit, filter=picking)
         def _pick(event: KeyPressEvent) -> None:
-            """Pick a table card by its number."""
+            """Point at a table card by its number (Enter then covers or challenges it)."""
             n = int(event.data)
-            app.pick_table(9 if n == 0 else n - 1)
+            app.point_table(9 if n == 0 else n - 1)
+
+    for key in table.HAND_KEYS:
+
+        @kb.add(key, filter=hand_focus)
+        def _select(event: KeyPressEvent) -> None:
+            """Select a card of your hand by its key: 1-9, 0 the tenth, - and = the next two."""
+            app.ui.selected = table.HAND_KEYS.index(event.data)
+            app.clamp()
 
     @kb.add("left", filter=hand_focus)
     def _left(event: KeyPressEvent) -> None:
-        """Select the card to the left."""
+        """Select the card to the left (the attack card chosen with ↑↓ stays chosen)."""
         app.ui.selected -= 1
-        app.ui.target = None
         app.clamp()
 
     @kb.add("right", filter=hand_focus)
@@ -105,7 +136,6 @@ def _table_keys(app: DurakApp) -> KeyBindings:
         v = app.view()
         if v is not None and app.ui.selected < len(v.hand) - 1:
             app.ui.selected += 1
-            app.ui.target = None
 
     @kb.add("left", filter=picking)
     def _cursor_left(event: KeyPressEvent) -> None:
@@ -214,11 +244,11 @@ def _table_keys(app: DurakApp) -> KeyBindings:
     return kb
 
 
-def _in_game(app: DurakApp) -> bool:
+def _in_game(app: TableController) -> bool:
     v = app.view()
     return v is not None and v.result is None
 
 
-def _seat(app: DurakApp) -> int | None:
+def _seat(app: TableController) -> int | None:
     v = app.view()
     return None if v is None else v.seat

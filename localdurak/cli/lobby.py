@@ -4,7 +4,7 @@ your name.
 
 Tables come from a `TableSource`.  `default_source` uses the mDNS browser of
 `localdurak.net.discovery` when that module is present, and otherwise an empty source that
-says why.  Hosting and joining over the network need the session layer (issue 4), which is
+says why.  Hosting and joining over the network need the session layer (docs/sessions.md), which is
 Joining (Enter on a table, "a enter an address") opens a `ClientSession` to it; hosting ("h",
 then Enter) starts a `TableHost` in this process with the form's rules and seats the person at
 seat 0 (`localdurak.cli.netplay`), as ``localdurak host`` does.
@@ -30,6 +30,7 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.widgets import TextArea
 
 from localdurak.cli import settings
+from localdurak.cli.controller import Shell
 from localdurak.cli.i18n import _
 from localdurak.cli.table import pad, wrap
 from localdurak.game.rules import (
@@ -47,7 +48,25 @@ from localdurak.game.rules import (
 from localdurak.net.local import BOT_NAMES, LocalTable
 
 if TYPE_CHECKING:
-    from localdurak.cli.app import DurakApp
+    from localdurak.cli.netplay import Hosting
+    from localdurak.net.api import TableSession
+
+
+class LobbyShell(Shell, Protocol):
+    """What the lobby needs of the application that shows it (`DurakApp`; the lobby never
+    imports it, nor touches its private parts)."""
+
+    def text(self, make: Callable[[], StyleAndTextTuples]) -> Callable[[], StyleAndTextTuples]: ...
+
+    def frame(self, body: AnyContainer, title: Callable[[], str]) -> AnyContainer: ...
+
+    def width(self) -> int: ...
+
+    def focus(self, container: AnyContainer) -> None: ...
+
+    def show_help(self) -> None: ...
+
+    def open_table(self, session: TableSession, hosting: Hosting | None = None) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +152,7 @@ def _row(t: Any) -> TableRow:
         if t.addresses and t.compatible
         else None
     )
-    pin = bool(getattr(t, "pin", False))
+    pin = bool(t.pin)
     return TableRow(t.name, where, t.seats_taken, t.seats_total, t.rules, state, address, pin)
 
 
@@ -152,6 +171,7 @@ def _enum(kind: Any) -> tuple[Any, ...]:
 
 
 FIELDS: tuple[Field, ...] = (
+    Field("name", ("",)),  # the table's name: Enter on it types one ("": "Anna's table")
     Field("seats", (2, 3, 4, 5, 6)),
     Field("bots", (1, 0, 2, 3, 4, 5)),
     Field("variant", _enum(Variant)),
@@ -172,7 +192,7 @@ FIELDS: tuple[Field, ...] = (
     Field("bot_level", ("normal", "strong", "random")),  # BOT_LEVELS (issue 14)
     Field("pin", (False, True)),  # a random 4-digit PIN, shown on the host's screen
 )
-TABLE_FIELDS = frozenset({"seats", "bots", "pin", "bot_level"})
+TABLE_FIELDS = frozenset({"name", "seats", "bots", "pin", "bot_level"})
 """The form's fields that are not rules (section O) but the table's."""
 assert {f.key for f in FIELDS} - TABLE_FIELDS == set(OPTION_NAMES)
 
@@ -181,13 +201,21 @@ class HostForm:
     """Every option of rules.md section O with its default; the impossible combinations
     explained by `Rules` and `Rules.check_seats` themselves."""
 
-    def __init__(self) -> None:
-        self.index = 0
+    def __init__(self, default_name: str = "") -> None:
+        self.index = 1  # seats: the name row is above it, ↑ reaches it
         self.values: dict[str, Any] = {f.key: f.values[0] for f in FIELDS}
         self.values["seats"] = 3
+        self.default_name = default_name
+        """The table's name when none is typed ("Anna's table")."""
+
+    @property
+    def table_name(self) -> str:
+        return str(self.values["name"]) or self.default_name
 
     def cycle(self, step: int) -> None:
         f = FIELDS[self.index]
+        if f.key == "name":
+            return  # typed, not cycled
         i = f.values.index(self.values[f.key])
         self.values[f.key] = f.values[(i + step) % len(f.values)]
 
@@ -202,7 +230,9 @@ class HostForm:
         try:
             self.rules()
         except RulesError as e:
-            return str(e)
+            from localdurak.cli.words import rules_error_text
+
+            return rules_error_text(e)
         if self.values["bots"] > self.values["seats"] - 1:
             return _("At most {n} bots: you take a seat too.").format(n=self.values["seats"] - 1)
         return ""
@@ -211,21 +241,84 @@ class HostForm:
         out: StyleAndTextTuples = []
         for i, f in enumerate(FIELDS):
             value = self.values[f.key]
-            shown = _("default") if f.key == "hand_size" and value == 0 else _value(value)
+            shown = _("default") if f.key == "hand_size" and value == 0 else _value(value, f.key)
+            if f.key == "name":
+                shown = value or self.default_name
+                style = "class:lobby-selected" if i == self.index else "class:field"
+                mark = "▶" if i == self.index else " "
+                out.append((style, pad(f"{mark} {_('table name')}", 24)))
+                out.append(("class:field-value", f"  {shown}"))
+                if i == self.index:
+                    out.append(("class:dim", "   " + _("(Enter types a new one)")))
+                out.append(("", "\n"))
+                continue
             style = "class:lobby-selected" if i == self.index else "class:field"
             mark = "▶" if i == self.index else " "
-            out.append((style, pad(f"{mark} {f.key.replace('_', ' ')}", 24)))
+            out.append((style, pad(f"{mark} {_label(f.key)}", 24)))
             out.append(("class:field-value", f" ‹ {shown} ›"))
             out.append(("", "\n"))
         return out
 
 
-def _value(v: Any) -> str:
+# The form's words in the player's language: each field's name, and the values of the
+# fields whose values are words (the option values of rules.md section O).
+FIELD_LABELS: dict[str, Callable[[], str]] = {
+    "seats": lambda: _("seats"),
+    "bots": lambda: _("bots"),
+    "variant": lambda: _("variant"),
+    "deck": lambda: _("deck"),
+    "hand_size": lambda: _("hand size"),
+    "teams": lambda: _("teams"),
+    "throw_in": lambda: _("throw in"),
+    "throw_in_order": lambda: _("throw in order"),
+    "first_bout_five": lambda: _("first bout five"),
+    "trump_show": lambda: _("trump show"),
+    "transfer_first_bout": lambda: _("transfer first bout"),
+    "cheating": lambda: _("cheating"),
+    "japanese": lambda: _("japanese"),
+    "tie": lambda: _("tie rule"),
+    "next_first_attack": lambda: _("next first attack"),
+    "duren_leads": lambda: _("duren leads"),
+    "partial_defence": lambda: _("partial defence"),
+    "bot_level": lambda: _("bot level"),
+    "pin": lambda: _("pin"),
+}
+VALUE_WORDS: dict[str, Callable[[], str]] = {
+    "podkidnoy": lambda: _("podkidnoy"),
+    "perevodnoy": lambda: _("perevodnoy"),
+    "duren": lambda: _("Dureń"),
+    "none": lambda: _("none"),
+    "2v2": lambda: "2v2",
+    "3v3": lambda: "3v3",
+    "pairs": lambda: _("pairs"),
+    "teams=pairs": lambda: _("three pairs"),
+    "all": lambda: _("all"),
+    "neighbours": lambda: _("neighbours"),
+    "free": lambda: _("free"),
+    "first_word": lambda: _("first word"),
+    "draw": lambda: _("draw"),
+    "last_defender_loses": lambda: _("last defender loses"),
+    "at_durak": lambda: _("at the durak"),
+    "from_durak": lambda: _("from the durak"),
+    "odd": lambda: _("odd"),
+    "normal": lambda: _("normal"),
+    "strong": lambda: _("strong"),
+    "random": lambda: _("random"),
+}
+
+
+def _label(key: str) -> str:
+    label = FIELD_LABELS.get(key)
+    return label() if label is not None else key.replace("_", " ")
+
+
+def _value(v: Any, key: str = "") -> str:
     if v is True:
         return _("yes")
     if v is False:
         return _("no")
-    return str(v)
+    word = VALUE_WORDS.get(f"{key}={v}") or VALUE_WORDS.get(v) if isinstance(v, str) else None
+    return word() if word is not None else str(v)
 
 
 class Lobby:
@@ -248,8 +341,8 @@ class Lobby:
         self.screen = "lobby"
         self.selected = 0
         self.message = ""
-        self.form = HostForm()
-        self.app: DurakApp | None = None
+        self.form = HostForm(_("{name}'s table").format(name=name))
+        self.app: LobbyShell | None = None
         self._containers: dict[str, AnyContainer] = {}
         self._task: asyncio.Task[None] | None = None
         self.address = TextArea(
@@ -259,18 +352,19 @@ class Lobby:
         self.pin_input = TextArea(
             multiline=False, prompt="  PIN  ", password=True, accept_handler=self._pin
         )
+        self.table_name_input = TextArea(
+            multiline=False, prompt="  ", accept_handler=self._table_name
+        )
         self._pin_for: tuple[Any, str] | None = None
         """The table the PIN screen asks for: its address and its name."""
 
-    def attach(self, app: DurakApp) -> None:
+    def attach(self, app: LobbyShell) -> None:
         self.app = app
 
     def start(self) -> None:
         app = self.app
         assert app is not None
-        self._task = asyncio.get_running_loop().create_task(
-            self.source.run(app.application.invalidate)
-        )
+        self._task = asyncio.get_running_loop().create_task(self.source.run(app.invalidate))
 
     async def close(self) -> None:
         if self._task is not None:
@@ -299,6 +393,7 @@ class Lobby:
             ("address", self.address),
             ("name", self.name_input),
             ("pin", self.pin_input),
+            ("table_name", self.table_name_input),
         ):
             head = Window(FormattedTextControl(app.text(self._input_text)), height=3)
             self._containers[screen] = app.frame(
@@ -310,11 +405,14 @@ class Lobby:
         self.screen = screen
         app = self.app
         assert app is not None
-        field = {"address": self.address, "name": self.name_input, "pin": self.pin_input}.get(
-            screen
-        )
+        field = {
+            "address": self.address,
+            "name": self.name_input,
+            "pin": self.pin_input,
+            "table_name": self.table_name_input,
+        }.get(screen)
         if field is not None:
-            app.application.layout.focus(field)
+            app.focus(field)
 
     def _lobby_text(self) -> StyleAndTextTuples:
         app = self.app
@@ -391,6 +489,8 @@ class Lobby:
             if self.message:
                 out += [("", "\n"), ("class:status-error", "  " + self.message)]
             return out
+        elif self.screen == "table_name":
+            text = _("The table's name, as the friends' lobbies list it. Enter keeps it, Esc back.")
         else:
             text = _("Your name at the table. Enter keeps it, Esc back.")
         return [("", "\n"), ("class:heading", "  " + text)]
@@ -433,12 +533,12 @@ class Lobby:
     def _spawn(self, coro: Any) -> None:
         app = self.app
         assert app is not None
-        app._spawn(coro)
+        app.spawn(coro)
 
     def _say(self, text: str) -> None:
         self.message = text
         if self.app is not None:
-            self.app.application.invalidate()
+            self.app.invalidate()
 
     def join(self, address: Any, label: str, pin: str | None = None) -> None:
         """Join the table at ``address`` and open its screen; a failure stays in the lobby
@@ -450,9 +550,9 @@ class Lobby:
 
         async def go() -> None:
             from localdurak.cli.netplay import join_table
+            from localdurak.net.api import TableError
             from localdurak.net.client import ClientSession
             from localdurak.net.identity import IdentityError, load_or_create
-            from localdurak.protocol.errors import BadPin, RemoteProtocolError
 
             try:
                 try:
@@ -463,17 +563,15 @@ class Lobby:
                 session = ClientSession(identity, self.name, address, pin=pin)
                 try:
                     await join_table(session)
-                except BadPin:
-                    self.ask_pin(address, label, _("Wrong PIN: try again.") if pin else "")
-                    return
-                except (RemoteProtocolError, ConnectionError, OSError, TimeoutError) as e:
-                    reason = str(e) or type(e).__name__
-                    self._say(_("Cannot join {name}: {reason}").format(name=label, reason=reason))
+                except TableError as e:
+                    if e.pin_wanted:
+                        self.ask_pin(address, label, _("Wrong PIN: try again.") if pin else "")
+                        return
+                    self._say(_("Cannot join {name}: {reason}").format(name=label, reason=e.reason))
                     return
                 self.message = ""
                 assert self.app is not None
                 self.app.open_table(session)
-                self.app._on_update()
             finally:
                 self.busy = False
 
@@ -505,7 +603,7 @@ class Lobby:
                     self._say(str(e))
                     return
                 options = HostOptions(
-                    name=_("{name}'s table").format(name=self.name),
+                    name=self.form.table_name,
                     seats=seats,
                     rules=rules,
                     bots=bots,
@@ -526,16 +624,21 @@ class Lobby:
                 self.show("lobby")
                 assert self.app is not None
                 self.app.open_table(session, hosting)
-                self.app._on_update()
             finally:
                 self.busy = False
 
         self._spawn(go())
 
+    def _table_name(self, buffer: Any) -> bool:
+        self.form.values["name"] = settings.clean_name(self.table_name_input.text)
+        self.show("host")
+        return False
+
     def _name(self, buffer: Any) -> bool:
         name = settings.clean_name(self.name_input.text)
         if name:
             self.name = name
+            self.form.default_name = _("{name}'s table").format(name=name)
             settings.save(name=name)
         self.show("lobby")
         return False
@@ -563,7 +666,9 @@ class Lobby:
         lobby = Condition(lambda: self.app is not None and self.app.screen == "lobby")
         host = Condition(lambda: self.app is not None and self.app.screen == "host")
         typing = Condition(
-            lambda: self.app is not None and self.app.screen in ("address", "name", "pin")
+            lambda: (
+                self.app is not None and self.app.screen in ("address", "name", "pin", "table_name")
+            )
         )
 
         @kb.add("up", filter=lobby)
@@ -621,7 +726,7 @@ class Lobby:
         def _help(event: KeyPressEvent) -> None:
             """Show the keys and the glossary."""
             assert self.app is not None
-            self.app.ui.show_help = True
+            self.app.show_help()
 
         @kb.add("q", filter=lobby)
         def _quit(event: KeyPressEvent) -> None:
@@ -652,7 +757,12 @@ class Lobby:
 
         @kb.add("enter", filter=host)
         def _f_host(event: KeyPressEvent) -> None:
-            """Host the table."""
+            """Host the table (on the name row: type the table's name)."""
+            if FIELDS[self.form.index].key == "name":
+                text = str(self.form.values["name"]) or self.form.default_name
+                self.table_name_input.buffer.document = Document(text, len(text))
+                self.show("table_name")
+                return
             self.host()
 
         @kb.add("b", filter=host)
@@ -664,8 +774,8 @@ class Lobby:
 
         @kb.add("escape", filter=host | typing, eager=True)
         def _back(event: KeyPressEvent) -> None:
-            """Back to the lobby."""
-            self.show("lobby")
+            """Back to the lobby (from the table's name: back to the form)."""
+            self.show("host" if self.screen == "table_name" else "lobby")
             self.message = ""
 
         return kb

@@ -63,7 +63,8 @@ def build_parser(only: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 def _only(argv: Sequence[str]) -> list[str] | None:
     """The one subcommand ``argv`` names, so that only its module is imported (the first
-    screen must come in under a second, issue 5; `--help` and mistakes get every module)."""
+    screen must come in under a second, benchmarks/client_start.py; `--help` and mistakes get
+    every module)."""
     if any(a in ("-h", "--help") for a in argv):
         return None
     i = 0
@@ -116,8 +117,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(args_list)
     _player_name(args)
     func: Callable[[argparse.Namespace], int] | None = getattr(args, "func", None)
-    if func is None:
-        from localdurak.cli.cmd_lobby import run_lobby
+    try:
+        if func is None:
+            from localdurak.cli.cmd_lobby import run_lobby
 
-        return run_lobby(args)
-    return func(args)
+            return run_lobby(args)
+        return func(args)
+    except KeyboardInterrupt:
+        # Ctrl-C before a command set its own handler (connecting, reading files): no
+        # traceback, ever (issue 15).
+        print(_("localdurak: interrupted"), file=sys.stderr)
+        return 1

@@ -3,9 +3,10 @@ glossary.  Everything here goes through gettext (`localdurak.cli.i18n`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 
-from localdurak.cli.i18n import _, ngettext
+from localdurak.cli.i18n import _, language, ngettext
 from localdurak.game.actions import Action, Do
 from localdurak.game.cards import Card, Suit
 from localdurak.game.rules import Rules, ThrowInOrder, Variant
@@ -181,8 +182,29 @@ def status_text(
     *,
     closing: bool = False,
     ascii_only: bool = False,
+    held: Mapping[int, float] | None = None,
 ) -> str:
-    """The ▶ line: what *you* can do now, or whom the table waits for (ui.md)."""
+    """The ▶ line: what *you* can do now, or whom the table waits for (ui.md); ``held``:
+    the offline seats and the seconds their hold still runs (a countdown after the line)."""
+    text = _status_text(view, names, closing=closing, ascii_only=ascii_only)
+    for seat in waiting_for(view):
+        left = (held or {}).get(seat)
+        if left is not None and seat != view.seat:
+            minutes, seconds = divmod(int(left), 60)
+            text += " " + _("{name} is offline: the seat is held {time} more.").format(
+                name=names[seat], time=f"{minutes}:{seconds:02d}"
+            )
+            break
+    return text
+
+
+def _status_text(
+    view: PlayerView,
+    names: Sequence[str],
+    *,
+    closing: bool = False,
+    ascii_only: bool = False,
+) -> str:
     me = view.seat
     if view.result is not None:
         return _("Game over. n next game · q leave")
@@ -227,7 +249,10 @@ def status_text(
         )
     if me in view.attackers and me not in view.passed and view.count(me) > 0:
         throws = legal_of(view, Do.ATTACK)
-        done = _("d done (Bito)") if me == a else _("d pass")
+        if view.phase == "taking":
+            done = _("d done") if me == a else _("d pass")  # he takes them: no Bito
+        else:
+            done = _("d done (Bito)") if me == a else _("d pass")
         if throws:
             return _("Throw in (Enter) or {done}.").format(done=done)
         if (
@@ -313,6 +338,9 @@ _RULE_REFUSALS = {
     "R-B2": lambda: _("Only the defender's opponents attack him."),
     "R-B3": lambda: _("Throw in only cards of a rank already on the table."),
     "R-B4": lambda: _("No more cards in this bout: its limit is reached."),
+    "R-B4a": lambda: _("A bout holds at most 6 attack cards."),
+    "R-B4b": lambda: _("Until the first successful defence, a bout holds at most 5 cards."),
+    "R-B4c": lambda: _("The defender has no more cards to cover another one."),
     "R-B5": lambda: _("Cover with a higher card of the same suit, or with a trump."),
     "R-B6": lambda: _("Transfer with a card of the attack's rank, while nothing is covered."),
     "R-B7": lambda: _("No transfer by showing a trump here."),
@@ -330,11 +358,59 @@ _RULE_REFUSALS = {
     "R-P5": lambda: _("In Dureń the defender covers every card, or takes."),
     "R-S1": lambda: _("That card is not in the hand."),
     "R-S2": lambda: _("Challenge only another player's card that lies on the table."),
+    "R-S3": lambda: _("A caught or marked player plays honestly only."),
+    "R-S4": lambda: _("That card was found honest already."),
     "R-T2": lambda: _("Partners do not play against each other."),
 }
 
 
 def rule_refusal(rule: str | None) -> str | None:
     """What ``rule`` forbids, in the player's language (None: no sentence for it)."""
-    text = _RULE_REFUSALS.get(rule or "")
+    rule = rule or ""
+    text = _RULE_REFUSALS.get(rule) or _RULE_REFUSALS.get(rule.rstrip("abcdefgh"))
     return text() if text is not None else None
+
+
+# The table refusals of `Rules` (rules.md section O) in the player's language: the engine
+# words them in English, with their numbers; these patterns take the numbers out of the
+# English sentence and put them into the player's (tests/cli/test_languages.py builds every
+# one of them from real `Rules`, so a changed English sentence shows up there).
+_RULES_ERRORS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
+    (
+        re.compile(r"teams (\S+) needs exactly (\d+) players, not (\d+) \(R-T1\)"),
+        lambda m: _("Teams {teams} need exactly {need} players, not {seats} (R-T1).").format(
+            teams=m[1], need=m[2], seats=m[3]
+        ),
+    ),
+    (
+        re.compile(r"(\d+) players × (\d+) cards = (\d+) cards, more than the (\d+)-card"),
+        lambda m: _(
+            "{seats} players × {hand} cards = {dealt} cards: more than a deck of {deck} (R-D1)."
+        ).format(seats=m[1], hand=m[2], dealt=m[3], deck=m[4]),
+    ),
+    (
+        re.compile(r"Durak is played by 2 to 6 players, not (\S+) \(R-C3\)"),
+        lambda m: _("Durak is played by 2 to 6 players, not {n} (R-C3).").format(n=m[1]),
+    ),
+    (
+        re.compile(r"these options do not apply to (\w+) and must keep their default: (.*)"),
+        lambda m: _("These options do not apply to {variant}: {options}.").format(
+            variant=variant_word(Variant(m[1])),
+            options=_(", ").join(  # "、" in Chinese
+                option_word(name) for name in re.findall(r"(?:^|; )(\w+) \(", m[2])
+            ),
+        ),
+    ),
+]
+
+
+def rules_error_text(error: Exception) -> str:
+    """Why `Rules` refused a table, in the player's language (English: the engine's own)."""
+    text = str(error)
+    if language() == "en":
+        return text
+    for pattern, say in _RULES_ERRORS:
+        m = pattern.search(text)
+        if m is not None:
+            return say(m)
+    return text

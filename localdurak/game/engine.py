@@ -29,17 +29,33 @@ from typing import Final
 
 from localdurak.game import duren
 from localdurak.game.actions import Action, Do, GameResult, IllegalAction
+from localdurak.game.bout import BoutState
 from localdurak.game.cards import (
     CARDS,
     RANK_MASK,
     SUIT_MASK,
     Card,
     Suit,
+    beat_masks,
     cards_of,
     deck_cards,
     deck_mask,
     lowest_rank,
     mask_of,
+)
+from localdurak.game.outcome import (
+    NOTHING,
+    BoutEnded,
+    Event,
+    Marked,
+    Opened,
+    Out,
+    Outcome,
+    Over,
+    Phase,
+    Refilled,
+    Returned,
+    Taken,
 )
 from localdurak.game.rules import (
     NextFirstAttack,
@@ -96,40 +112,6 @@ _deck_mask: Final = cache(deck_mask)
 @cache
 def _deck_set(deck_size: int) -> frozenset[Card]:
     return frozenset(deck_cards(deck_size))
-
-
-@cache
-def _beat_masks(trump: Suit, japanese: bool) -> tuple[int, ...]:
-    """R-B5: for each card, the set of cards that cover it."""
-    out = []
-    for a in range(52):
-        suit = a // 13
-        higher = SUIT_MASK[suit] & ~((2 << a) - 1)  # same suit, higher rank
-        m = higher
-        if suit != trump and not (japanese and suit == Suit.SPADES):
-            # Any trump beats a non-trump; Japanese: a spade only by a higher spade (R-B5).
-            m |= SUIT_MASK[trump]
-        out.append(m)
-    return tuple(out)
-
-
-# The bout's state before a card-playing action, for the rollback of R-S3.
-_Snap = tuple[
-    list[int],  # hands
-    list[int],  # unknown counts
-    list[int],  # public cards
-    list[Card],  # attack cards
-    list[tuple[Card, Card | None]],  # the table: (attack card, its cover)
-    int,  # uncovered
-    int,  # table mask
-    int,  # ranks on the table
-    int,  # passed
-    bool,  # taking
-    int | None,  # attacker
-    int | None,  # defender
-    int,  # attackers
-    list[int],  # shown trumps
-]
 
 
 @cache
@@ -191,14 +173,14 @@ class Game:
         self.trump: Final = trump
         self.log: list[Action] = []
         self.result: GameResult | None = None
-        # records.md "state": "bout", "taking" (the defender declared take, R-B8) or "over";
-        # set wherever _taking or result changes.
-        self.phase = "bout"
+        # records.md "state": a bout, taking (the defender declared take, R-B8) or over; set
+        # wherever _taking or result changes.
+        self.phase = Phase.BOUT
         self._duren = rules.variant is Variant.DUREN
         self._transfers = rules.variant is Variant.PEREVODNOY
         self._free_order = rules.throw_in_order is ThrowInOrder.FREE
         self._cheating = rules.cheating
-        self._beats = _beat_masks(trump, rules.japanese)
+        self._beats = beat_masks(trump, rules.japanese)
         self._deck_mask = _deck_mask(rules.deck)
         self._team, self._team_masks, self._opponents = _seat_layout(rules.teams, seats)
         self._clockwise = _clockwise(seats)
@@ -249,7 +231,7 @@ class Game:
         # Cheating mode (R-S3): per card on the table (seat, action number, cheat?) and the
         # state before each card-playing action of the bout.
         self._info: dict[int, tuple[int, int, bool]] = {}
-        self._snaps: list[_Snap] = []
+        self._snaps: list[BoutState] = []
         self._challenged = [0] * seats  # per seat: the cards it challenged, found honest
 
     @classmethod
@@ -477,13 +459,9 @@ class Game:
     def last_draws(self, seat: int) -> list[Card]:
         """The cards the seat drew in the last refill, as far as this game knows them."""
         sched = self._last_refill
-        drawn: Sequence[Card | None]
-        if self._full:
-            drawn = self._stock[self._refill_from : self._refill_from + len(sched)]
-        elif sched and not self.stock_count and self._turned is not None:
-            drawn = [None] * (len(sched) - 1) + [self._turned]  # only the turned card is seen
-        else:
+        if not sched:
             return []
+        drawn = self._drawn_cards()
         return [c for s, c in zip(sched, drawn, strict=True) if s == seat and c is not None]
 
     def stock_cards(self) -> list[Card]:
@@ -570,7 +548,7 @@ class Game:
         self._rank_cards = 0
         self._passed = 0
         self._taking = False
-        self.phase = "bout"
+        self.phase = Phase.BOUT
         if self._transfers:
             self._shown = [0] * self.seats  # R-B7: once per bout
         if self._cheating:
@@ -746,6 +724,62 @@ class Game:
             self.check(action)
         except IllegalAction:
             return False
+        return True
+
+    def would_end_bout(self, action: Action) -> bool:
+        """Whether applying ``action`` now would end the bout (or the game, which ends only
+        with a bout): R-S5's challenge window holds such an action.  False for an action the
+        rules refuse.  Changes nothing and copies nothing: it asks `apply`'s R-B10 questions
+        of the state the action would leave."""
+        try:
+            self._check(action)
+        except IllegalAction:
+            return False
+        do = action.do
+        if do is _CHALLENGE or do is _TRANSFER or do is _SHOW:
+            return False  # R-S3 rolls back, R-B6/R-B7 leave an uncovered card
+        d = self.defender
+        assert d is not None
+        seat = action.seat
+        n_att, uncovered, limit = len(self._att), self._uncovered, self._limit
+        held = self.count(d)
+        if do is _TAKE:
+            if self._duren:
+                return True  # R-P4
+            # R-B9: declaring take changes the table, so the passes start again.
+            return n_att >= limit or uncovered >= held or self._all_passed_if(0)
+        if do is _COVER:
+            if uncovered != 1:
+                return False  # a card stays uncovered
+            if self._duren:
+                return True  # R-P4: all covered
+            # R-B10a; the defender is no attacker, so his last card counts only for R-B13.
+            return n_att >= limit or held == 1 or self._all_passed_if(0)
+        if do is _PASS:
+            passed = self._passed | 1 << seat
+            if self._taking:
+                return n_att >= limit or uncovered >= held or self._all_passed_if(passed)
+            return not uncovered and (n_att >= limit or not held or self._all_passed_if(passed))
+        # An attack: only a throw-in after take can end the bout (R-B10b).
+        if self._duren or not self._taking:
+            return False
+        k = len(action.cards)
+        return (
+            n_att + k >= limit
+            or uncovered + k >= held
+            or self._all_passed_if(0, seat, self.count(seat) - k)
+        )
+
+    def _all_passed_if(self, passed: int, seat: int = -1, count: int = 0) -> bool:
+        """`_all_passed` with the passes ``passed`` and, if ``seat`` is given, that seat
+        holding ``count`` cards."""
+        m = self._attackers & ~passed
+        while m:
+            low = m & -m
+            s = low.bit_length() - 1
+            if (count if s == seat else self.count(s)) > 0:
+                return False
+            m ^= low
         return True
 
     # --- checking ---------------------------------------------------------------------
@@ -1028,8 +1062,11 @@ class Game:
 
     # --- applying ---------------------------------------------------------------------
 
-    def apply(self, action: Action) -> None:
-        """Check ``action``, then play it; a refused action raises and changes nothing."""
+    def apply(self, action: Action) -> Outcome:
+        """Check ``action``, then play it; a refused action raises and changes nothing.
+
+        Returns what the action caused, in the order it happened (outcome.py): the empty
+        tuple when it only put its cards on the table, passed or declared take."""
         seat = action.seat
         for listed in self._listed.get(seat, ()) if type(seat) is int else ():
             if listed is action:
@@ -1042,8 +1079,7 @@ class Game:
         if self._cheating:  # R-S2, R-S3
             if do is _CHALLENGE:
                 self.log.append(action)
-                self._do_challenge(action)
-                return
+                return self._do_challenge(action)
             if do in (_ATTACK, _COVER, _TRANSFER):
                 self._snaps.append(self._snapshot())
         self.log.append(action)
@@ -1053,6 +1089,10 @@ class Game:
             # the table is a legal card, even beside a cheat); an opening (no rank on the
             # table yet) as a whole.
             ranks = self._rank_cards
+            opened = NOTHING
+            if not att:
+                assert self.defender is not None
+                opened = (Opened(seat, self.defender),)
             for c in action.cards:
                 c = CARDS[c]  # a plain int index becomes the Card
                 b = 1 << c
@@ -1069,11 +1109,11 @@ class Game:
                 table.append((c, None))
             self._uncovered += len(action.cards)
             if self._duren:
-                return
+                return opened
             self._passed = 0  # R-B9: the table changed
             if self._taking:
-                self._maybe_end()  # R-B10b: the limits may allow nothing more now
-            return
+                return self._maybe_end()  # R-B10b: the limits may allow nothing more now
+            return opened
         if do is _COVER:
             assert action.card is not None and action.on is not None
             card = CARDS[action.card]
@@ -1083,22 +1123,20 @@ class Game:
             self._uncovered -= 1
             if self._duren:
                 if not self._uncovered:
-                    self._end_bout(True)  # R-P4: all covered
-                return
+                    return self._end_bout(True)  # R-P4: all covered
+                return NOTHING
             self._passed = 0
             if not self._uncovered:
-                self._maybe_end()
-            return
+                return self._maybe_end()
+            return NOTHING
         if do is _PASS:
             self._passed |= 1 << seat
-            self._maybe_end()
-            return
+            return self._maybe_end()
         if do is _TAKE:
             self._taking = True
-            self.phase = "taking"
+            self.phase = Phase.TAKING
             if self._duren:
-                self._end_bout(False)  # R-P4: nobody throws in, the bout ends at once
-                return
+                return self._end_bout(False)  # R-P4: nobody throws in, the bout ends at once
         else:
             assert action.card is not None
             card = CARDS[action.card]
@@ -1120,7 +1158,7 @@ class Game:
             self.defender = self._next_opponent(seat)
             self._attackers = self._compute_attackers()
         self._passed = 0  # R-B9: the table changed
-        self._maybe_end()
+        return self._maybe_end()
 
     def _play(self, seat: int, card: Card, cheat: bool) -> None:
         """A card leaves ``seat``'s hand for the table."""
@@ -1147,11 +1185,11 @@ class Game:
             m ^= low
         return True
 
-    def _maybe_end(self) -> None:
+    def _maybe_end(self) -> Outcome:
         """R-B10: end the bout when its conditions hold."""
         att = self._att
         if not att:
-            return
+            return NOTHING
         d = self.defender
         assert d is not None
         if not self._taking:
@@ -1162,67 +1200,59 @@ class Game:
                 or not (self._hands[d] or self._unknown[d])
                 or self._all_passed()
             ):
-                self._end_bout(True)
+                return self._end_bout(True)
         elif (
             len(att) >= self._limit
             or self._uncovered >= self._hands[d].bit_count() + self._unknown[d]
             or self._all_passed()
         ):
-            self._end_bout(False)  # (b)
+            return self._end_bout(False)  # (b)
+        return NOTHING
 
-    def _snapshot(self) -> _Snap:
-        return (
-            list(self._hands),
-            list(self._unknown),
-            list(self._pub),
-            list(self._att),
-            list(self._table),
-            self._uncovered,
-            self._table_mask,
-            self._rank_cards,
-            self._passed,
-            self._taking,
-            self.attacker,
-            self.defender,
-            self._attackers,
-            list(self._shown),
+    def _snapshot(self) -> BoutState:
+        """The bout's state before a card-playing action, for the rollback of R-S3."""
+        return BoutState(
+            hands=tuple(self._hands),
+            unknown=tuple(self._unknown),
+            public=tuple(self._pub),
+            table=tuple(self._table),
+            uncovered=self._uncovered,
+            table_mask=self._table_mask,
+            rank_cards=self._rank_cards,
+            passed=self._passed,
+            taking=self._taking,
+            attacker=self.attacker,
+            defender=self.defender,
+            attackers=self._attackers,
+            shown=tuple(self._shown),
         )
 
-    def _do_challenge(self, a: Action) -> None:
+    def _do_challenge(self, a: Action) -> Outcome:
         card = a.card
         assert card is not None
         by, k, cheat = self._info[card]
         if not cheat:
             # R-S4: nothing moves; the challenger is marked (at most once).
             self._challenged[a.seat] |= 1 << card
-            self._mark(a.seat)
-            return
+            return (Marked(a.seat),) if self._mark(a.seat) else NOTHING
         # R-S3: back to just before the action that played the cheat.
         undone = [(c, s) for c, (s, kk, _) in self._info.items() if kk >= k]
         seen = self._pub  # still in those hands after the rollback (hands only lost cards)
-        (
-            hands,
-            unknown,
-            pub,
-            att,
-            table,
-            self._uncovered,
-            self._table_mask,
-            self._rank_cards,
-            _passed,
-            self._taking,
-            self.attacker,
-            self.defender,
-            self._attackers,
-            shown,
-        ) = self._snaps[k]
-        self._hands = list(hands)
-        self._unknown = list(unknown)
-        self._pub = list(pub)
-        self._att = list(att)
-        self._table = list(table)
-        self._shown = list(shown)
-        self.phase = "taking" if self._taking else "bout"
+        b = self._snaps[k]
+        self._hands = list(b.hands)
+        self._unknown = list(b.unknown)
+        self._pub = list(b.public)
+        self._att = b.attack_cards
+        self._table = list(b.table)
+        self._uncovered = b.uncovered
+        self._table_mask = b.table_mask
+        self._rank_cards = b.rank_cards
+        self._taking = b.taking
+        self.attacker = b.attacker
+        self.defender = b.defender
+        self._attackers = b.attackers
+        self._shown = list(b.shown)
+        self.phase = Phase.TAKING if self._taking else Phase.BOUT
         del self._snaps[k:]
         self._info = {c: i for c, i in self._info.items() if i[1] < k}
         self._challenged = [m & self._table_mask for m in self._challenged]
@@ -1236,16 +1266,21 @@ class Game:
             self._hands[s] |= extra
             self._unknown[s] -= extra.bit_count()
         self._passed = 0  # R-B9: a challenge that takes cards back changes the table
-        self._mark(by)
+        undone.sort()
+        back = Returned(tuple(CARDS[c] for c, _ in undone), tuple(s for _, s in undone))
+        return (back, Marked(by)) if self._mark(by) else (back,)
 
-    def _mark(self, seat: int) -> None:
-        if not self._marked_mask >> seat & 1:
-            self._marked_mask |= 1 << seat
-            self._marked.append(seat)
+    def _mark(self, seat: int) -> bool:
+        """Mark ``seat``; whether it was not marked before."""
+        if self._marked_mask >> seat & 1:
+            return False
+        self._marked_mask |= 1 << seat
+        self._marked.append(seat)
+        return True
 
     # --- the end of a bout ------------------------------------------------------------
 
-    def _end_bout(self, defended: bool) -> None:
+    def _end_bout(self, defended: bool) -> Outcome:
         d = self.defender
         assert d is not None
         att = self._att
@@ -1268,9 +1303,15 @@ class Game:
         self._discard_mask |= gone
         self._hands[d] |= taken
         self._pub[d] |= taken  # everyone saw the cards he picked up
+        events: list[Event] = [BoutEnded(d, bool(taken), gone.bit_count())]
+        if taken:
+            cards = [x for pair in self._table for x in pair if x is not None and taken >> x & 1]
+            events.append(Taken(d, tuple(cards), taken == self._table_mask))
         last_attack = att  # _start_bout makes a new list
         if self.stock_count:
             self._refill(d)
+            if self._last_refill:
+                events.append(Refilled(tuple(self._last_refill), self._drawn_cards()))
         else:
             self._last_refill = []
         if not self.stock_count:
@@ -1281,13 +1322,26 @@ class Game:
                 if not self._out_mask >> s & 1 and not hands[s] and not unknown[s]:
                     self._out.append(s)
                     self._out_mask |= 1 << s
+                    events.append(Out(s))
             if self._game_over(d, last_attack):
-                return
+                assert self.result is not None
+                events.append(Over(self.result))
+                return tuple(events)
         # R-B11 / R-P4: who attacks next.
         nxt = d if defended and not self._out_mask >> d & 1 else self._next_active(d)
         assert nxt is not None
         self._bout_no += 1
         self._start_bout(nxt)
+        return tuple(events)
+
+    def _drawn_cards(self) -> tuple[Card | None, ...]:
+        """The cards of the last refill, one per step, as this game knows them."""
+        n = len(self._last_refill)
+        if self._full:
+            return tuple(self._stock[self._refill_from : self._refill_from + n])
+        if not self.stock_count and self._turned is not None:
+            return (None,) * (n - 1) + (self._turned,)  # only the turned card is seen
+        return (None,) * n
 
     def _refill(self, d: int) -> None:
         """R-B12 (R-P6): draw up to the hand size; the trump card is drawn last."""
@@ -1344,7 +1398,7 @@ class Game:
             low = lowest_rank(self.rules.deck)
             pogony = sum(1 for c in last_attack if c.rank == low and c.suit != self.trump)
         self.result = GameResult(durak, not durak, pogony)
-        self.phase = "over"
+        self.phase = Phase.OVER
         self.attacker = self.defender = None
         self._attackers = 0
         self._passed = 0

@@ -8,8 +8,9 @@ certificate; clients pin its SHA-256 fingerprint (`Identity.fingerprint`).  The 
 - proves a client's identity to the host: it signs the host's nonce bound to the host's
   fingerprint (`auth_payload`, `sign_auth`, `verify_auth`), since Python's ``ssl`` cannot
   accept an unknown client certificate and decide later (CPython #75425);
-- signs every game action and card-privacy step the player originates (`sign_action`,
-  `verify_action`), so that the host can only relay them, never forge or alter them.
+- signs every game action and card-privacy step the player originates (`sign_action`; the
+  pure checks are in `localdurak.protocol.signing`), so that the host can only relay them,
+  never forge or alter them.
 
 The signing helpers are pure functions of their inputs; only `load_or_create` touches files.
 """
@@ -29,13 +30,11 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
-from nacl.bindings import crypto_sign_BYTES, crypto_sign_open, crypto_sign_PUBLICKEYBYTES
-from nacl.exceptions import BadSignatureError
 
 from localdurak.datadir import data_dir as data_dir
-from localdurak.game.actions import Action
 from localdurak.protocol.codec import canonical
 from localdurak.protocol.errors import AuthFailed
+from localdurak.protocol.signing import action_payload, public_key_bytes
 
 KEY_FILE: Final = "identity.key.pem"
 CERT_FILE: Final = "identity.cert.pem"
@@ -44,10 +43,7 @@ CERT_HOSTNAME: Final = "localdurak.invalid"
 of checking a host name (lan.md; mDNS names are not authenticated anyway)."""
 
 AUTH_DOMAIN: Final = b"localdurak-auth/1"
-ACTION_DOMAIN: Final = b"localdurak-action/1"
 PAIR_DOMAIN: Final = b"localdurak-pair/1"
-ACT_KIND: Final = "act"
-"""The ``kind`` signed for a game action (privacy steps sign their ``step`` instead)."""
 
 
 class IdentityError(ValueError):
@@ -70,10 +66,6 @@ def normalize_fingerprint(text: str) -> str:
     if len(hexits) != 64 or any(c not in "0123456789abcdef" for c in hexits):
         raise IdentityError(f"{text!r} is not a SHA-256 fingerprint (64 hex digits)")
     return hexits
-
-
-def public_key_bytes(key: Ed25519PublicKey) -> bytes:
-    return key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
 
 
 def load_public_key(raw: bytes) -> Ed25519PublicKey:
@@ -273,12 +265,6 @@ def verify_auth(client_key: bytes, sig: bytes, nonce: bytes, host_fingerprint: s
 # --- signed actions ----------------------------------------------------------------------
 
 
-def action_payload(game: bytes, seat: int, n: int, kind: str, body: Any) -> bytes:
-    """What a player signs for one action or privacy step: the game, his seat, his own
-    counter ``n`` (so a replayed or reordered message fails), the kind and the body."""
-    return canonical([ACTION_DOMAIN, game, seat, n, kind, body])
-
-
 def sign_action(
     identity: Identity, *, game: bytes, seat: int, n: int, kind: str, body: Any
 ) -> bytes:
@@ -287,40 +273,22 @@ def sign_action(
     return identity.sign(action_payload(game, seat, n, kind, body))
 
 
-def verify_action(
-    key: bytes, sig: bytes, *, game: bytes, seat: int, n: int, kind: str, body: Any
-) -> None:
-    """Raise `AuthFailed` unless seat ``seat``'s key signed exactly this.
+class EphemeralKey:
+    """A signing key that lives in memory only: an in-process bot's seat key."""
 
-    Checked with libsodium (PyNaCl) rather than OpenSSL: the same Ed25519, verified in about
-    half the time, and every client checks every relayed step on its path to the screen
-    (benchmarks/net.py).  libsodium is also the stricter of the two: it refuses small-order
-    keys and non-canonical signatures, which an honest signer never makes."""
-    if (
-        not isinstance(key, bytes)
-        or len(key) != crypto_sign_PUBLICKEYBYTES
-        or not isinstance(sig, bytes)
-        or len(sig) != crypto_sign_BYTES
-    ):
-        raise AuthFailed(f"seat {seat}'s message #{n} ({kind}) has no valid key or signature")
-    try:
-        crypto_sign_open(sig + action_payload(game, seat, n, kind, body), key)
-    except BadSignatureError:
-        raise AuthFailed(
-            f"seat {seat}'s signature on its message #{n} ({kind}) does not check out: "
-            "it was forged or altered"
-        ) from None
+    def __init__(self, private: Ed25519PrivateKey | None = None) -> None:
+        self.private = private if private is not None else Ed25519PrivateKey.generate()
 
+    @property
+    def public_key(self) -> bytes:
+        return public_key_bytes(self.private.public_key())
 
-def sign_act(identity: Identity, *, game: bytes, n: int, action: Action) -> bytes:
-    """Sign a game action for an `Act` message: the body is ``action.to_dict()``, the
-    canonical records.md form that `Acted.action` decodes back to, so the signature still
-    checks after the host relays it (whatever spelling of a card the player typed)."""
-    return sign_action(
-        identity, game=game, seat=action.seat, n=n, kind=ACT_KIND, body=action.to_dict()
-    )
+    def sign(self, data: bytes) -> bytes:
+        return self.private.sign(data)
 
+    def private_bytes(self) -> bytes:
+        return self.private.private_bytes_raw()
 
-def verify_act(key: bytes, sig: bytes, *, game: bytes, n: int, action: Action) -> None:
-    """Check an `Acted` (or `Act`) against the acting seat's key; raises `AuthFailed`."""
-    verify_action(key, sig, game=game, seat=action.seat, n=n, kind=ACT_KIND, body=action.to_dict())
+    @classmethod
+    def from_private_bytes(cls, raw: bytes) -> EphemeralKey:
+        return cls(Ed25519PrivateKey.from_private_bytes(raw))

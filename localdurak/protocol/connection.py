@@ -29,7 +29,6 @@ from localdurak.protocol.messages import (
     Kind,
     Message,
     Role,
-    Snapshot,
     Welcome,
     message_from_wire,
     message_to_wire,
@@ -149,14 +148,8 @@ class Connection:
             self.last_command_id = command_id
         elif m.KIND is Kind.EVENT:
             seq: int = getattr(m, "seq")  # noqa: B009 - every event has a seq
-            if (
-                self.last_seq is not None
-                and not isinstance(m, Snapshot)
-                and seq != self.last_seq + 1
-            ):
+            if self.last_seq is not None and seq != self.last_seq + 1:
                 raise BadMessage(f"event seq {seq} does not follow {self.last_seq}")
-            if isinstance(m, Snapshot) and self.last_seq is not None and seq < self.last_seq:
-                raise BadMessage(f"snapshot seq {seq} goes back before {self.last_seq}")
             self.last_seq = seq
 
     # --- sending --------------------------------------------------------------------------

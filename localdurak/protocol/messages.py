@@ -1,9 +1,10 @@
-"""The messages of the Local Durak wire protocol, and their validation (docs/protocol.md).
+"""The catalogue of the Local Durak wire protocol's messages (docs/protocol.md).
 
 Every message is a frozen dataclass.  On the wire it is a msgpack map whose ``"t"`` key names
-its type and whose other keys are its fields.  `decode_message` checks a decoded frame against
-the type's schema — field names, types, sizes, ranges — and refuses anything else with
-`BadMessage`; `encode_message` is the way out.
+its type and whose other keys are its fields.  `message_from_wire` checks a decoded frame
+against the type's schema — field names, types, sizes, ranges, written in the schema language
+of `localdurak.protocol.schema` — and refuses anything else with `BadMessage`;
+`message_to_wire` / `encode_message` are the way out.
 
 Three kinds of message (docs/protocol.md §2):
 
@@ -21,24 +22,40 @@ values only, checked by `check_plain`); `localdurak.protocol.privacy` defines an
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, ClassVar, Final
 
-from localdurak.game.actions import Action, ActionFormatError, GameResult
+from localdurak.game.actions import GameResult
 from localdurak.game.rules import Rules, RulesError
-from localdurak.protocol.codec import MAX_FRAME, check_plain, encode_frame
+from localdurak.protocol.codec import MAX_FRAME, encode_frame
 from localdurak.protocol.errors import (
-    BadFrame,
     BadMessage,
     ErrorCode,
     ProtocolError,
     VersionTooNew,
     VersionTooOld,
     error_for_code,
+)
+from localdurak.protocol.schema import (
+    CONTROL_CHARS,
+    RULE_ID,
+    Bool,
+    Bytes,
+    Choice,
+    Int,
+    ListOf,
+    Opt,
+    Plain,
+    Spec,
+    Str,
+    StructSpec,
+    bad,
+    dump_fields,
+    load_fields,
+    schema,
 )
 
 PROTOCOL_VERSION: Final = 1
@@ -96,152 +113,7 @@ class TableState(StrEnum):
     CLOSED = "closed"
 
 
-# --- field schemas -----------------------------------------------------------------------
-#
-# A schema turns a wire value into the field's Python value (``load``, which validates) and
-# back (``dump``).  ``where`` names the field in error messages.
-
-
-class Spec:
-    def load(self, value: Any, where: str) -> Any:
-        raise NotImplementedError
-
-    def dump(self, value: Any) -> Any:
-        return value
-
-
-def _bad(where: str, what: str, value: Any) -> BadMessage:
-    shown = repr(value)
-    if len(shown) > 40:
-        shown = shown[:37] + "..."
-    return BadMessage(f"{where} must be {what}, not {shown}")
-
-
-class Int(Spec):
-    def __init__(self, lo: int, hi: int) -> None:
-        self.lo, self.hi = lo, hi
-
-    def load(self, value: Any, where: str) -> int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise _bad(where, "a whole number", value)
-        if not self.lo <= value <= self.hi:
-            raise _bad(where, f"between {self.lo} and {self.hi}", value)
-        return value
-
-
-class Bool(Spec):
-    def load(self, value: Any, where: str) -> bool:
-        if not isinstance(value, bool):
-            raise _bad(where, "true or false", value)
-        return value
-
-
-_CONTROL_CHARS: Final = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069]")
-
-
-_RULE_ID: Final = re.compile(r"R-[A-Z0-9a-z]{1,14}")
-
-
-class Str(Spec):
-    """A string of at most ``max_len`` characters.  ``text=True`` refuses control and
-    bidirectional-override characters: names end up on other people's terminals."""
-
-    def __init__(
-        self, max_len: int, *, min_len: int = 0, text: bool = True, pattern: str | None = None
-    ) -> None:
-        self.max_len, self.min_len, self.text = max_len, min_len, text
-        self.pattern = re.compile(pattern) if pattern else None
-
-    def load(self, value: Any, where: str) -> str:
-        if not isinstance(value, str):
-            raise _bad(where, "a string", value)
-        if not self.min_len <= len(value) <= self.max_len:
-            raise _bad(where, f"{self.min_len}..{self.max_len} characters long", value)
-        if self.text and _CONTROL_CHARS.search(value):
-            raise _bad(where, "text without control characters", value)
-        if self.pattern is not None and not self.pattern.fullmatch(value):
-            raise _bad(where, f"of the form {self.pattern.pattern}", value)
-        return value
-
-
-class Bytes(Spec):
-    def __init__(self, min_len: int, max_len: int) -> None:
-        self.min_len, self.max_len = min_len, max_len
-
-    def load(self, value: Any, where: str) -> bytes:
-        if not isinstance(value, bytes):
-            raise _bad(where, "binary", value)
-        if not self.min_len <= len(value) <= self.max_len:
-            size = (
-                f"{self.min_len} bytes"
-                if self.min_len == self.max_len
-                else f"{self.min_len}..{self.max_len} bytes"
-            )
-            raise _bad(where, size, f"{len(value)} bytes")
-        return value
-
-
-class Choice(Spec):
-    def __init__(self, enum: type[StrEnum]) -> None:
-        self.enum = enum
-
-    def load(self, value: Any, where: str) -> StrEnum:
-        try:
-            return self.enum(value) if isinstance(value, str) else self.enum("\0")
-        except ValueError:
-            words = ", ".join(repr(e.value) for e in self.enum)
-            raise _bad(where, f"one of {words}", value) from None
-
-    def dump(self, value: Any) -> Any:
-        return value.value
-
-
-class Opt(Spec):
-    """``None`` or the inner schema."""
-
-    def __init__(self, inner: Spec) -> None:
-        self.inner = inner
-
-    def load(self, value: Any, where: str) -> Any:
-        return None if value is None else self.inner.load(value, where)
-
-    def dump(self, value: Any) -> Any:
-        return None if value is None else self.inner.dump(value)
-
-
-class ListOf(Spec):
-    def __init__(self, inner: Spec, max_items: int, *, unique: bool = False) -> None:
-        self.inner, self.max_items, self.unique = inner, max_items, unique
-
-    def load(self, value: Any, where: str) -> tuple[Any, ...]:
-        if not isinstance(value, list):
-            raise _bad(where, "a list", value)
-        if len(value) > self.max_items:
-            raise _bad(where, f"a list of at most {self.max_items} items", f"{len(value)} items")
-        out = tuple(self.inner.load(v, f"{where}[{i}]") for i, v in enumerate(value))
-        if self.unique and len(set(out)) != len(out):
-            raise _bad(where, "a list without repeats", value)
-        return out
-
-    def dump(self, value: Any) -> Any:
-        return [self.inner.dump(v) for v in value]
-
-
-class Plain(Spec):
-    """Any plain msgpack value (nil, bool, int, float, str, bin, list, str-keyed map), at most
-    ``max_depth`` deep: the opaque payloads whose meaning another module checks."""
-
-    def __init__(self, max_depth: int = 16, *, mapping: bool = False) -> None:
-        self.max_depth, self.mapping = max_depth, mapping
-
-    def load(self, value: Any, where: str) -> Any:
-        if self.mapping and not isinstance(value, dict):
-            raise _bad(where, "a map", value)
-        try:
-            check_plain(value, max_depth=self.max_depth)
-        except BadFrame as e:
-            raise BadMessage(f"{where}: {e.message}") from None
-        return value
+# --- field schemas of the game's own values (the language: schema.py) --------------------
 
 
 class RulesSpec(Spec):
@@ -249,7 +121,7 @@ class RulesSpec(Spec):
 
     def load(self, value: Any, where: str) -> Rules:
         if not isinstance(value, dict):
-            raise _bad(where, "a map of table options", value)
+            raise bad(where, "a map of table options", value)
         try:
             return Rules.from_dict(value)
         except (RulesError, TypeError) as e:
@@ -260,62 +132,21 @@ class RulesSpec(Spec):
         return value.non_defaults()
 
 
-class ActionSpec(Spec):
-    """A game action in the records.md form, with its ``seat``."""
-
-    def load(self, value: Any, where: str) -> Action:
-        if not isinstance(value, dict) or len(value) > 5:
-            raise _bad(where, "an action (records.md)", value)
-        try:
-            action = Action.from_dict(value)
-        except ActionFormatError as e:
-            raise BadMessage(f"{where}: {e}") from None
-        if not 0 <= action.seat < MAX_SEATS:
-            raise _bad(f"{where}.seat", f"0..{MAX_SEATS - 1}", action.seat)
-        if len(action.cards) > 52:
-            raise _bad(f"{where}.cards", "at most 52 cards", len(action.cards))
-        return action
-
-    def dump(self, value: Any) -> Any:
-        assert isinstance(value, Action)
-        return value.to_dict()
-
-
 class ResultSpec(Spec):
     def load(self, value: Any, where: str) -> GameResult:
         if not isinstance(value, dict):
-            raise _bad(where, "a game result", value)
+            raise bad(where, "a game result", value)
         try:
             result = GameResult.from_dict(value)
         except ValueError as e:
             raise BadMessage(f"{where}: {e}") from None
         if len(result.durak) > MAX_SEATS or not all(0 <= s < MAX_SEATS for s in result.durak):
-            raise _bad(f"{where}.durak", "a list of seats", list(result.durak))
+            raise bad(f"{where}.durak", "a list of seats", list(result.durak))
         return result
 
     def dump(self, value: Any) -> Any:
         assert isinstance(value, GameResult)
         return value.to_dict()
-
-
-class StructSpec(Spec):
-    """A nested frozen dataclass with its own ``SCHEMA`` (e.g. `SeatInfo`)."""
-
-    def __init__(self, cls: type[Any]) -> None:
-        self.cls = cls
-
-    def load(self, value: Any, where: str) -> Any:
-        if not isinstance(value, dict):
-            raise _bad(where, "a map", value)
-        return _load_fields(self.cls, value, where)
-
-    def dump(self, value: Any) -> Any:
-        return _dump_fields(value)
-
-
-def schema(fields: dict[str, Spec]) -> Mapping[str, Spec]:
-    """A message's schema: its field names, in wire order, and how each is checked."""
-    return MappingProxyType(fields)
 
 
 ID: Final = Int(0, MAX_ID)
@@ -328,34 +159,6 @@ VERSION: Final = Int(0, 0xFFFF)
 FEATURE: Final = Str(32, min_len=1, pattern=r"[a-z0-9][a-z0-9./_-]*")
 GAME_ID: Final = Bytes(8, 64)
 STEP: Final = Str(32, min_len=1, pattern=r"[a-z0-9][a-z0-9_./-]*")
-
-
-def _load_fields(cls: type[Any], data: Mapping[str, Any], where: str) -> Any:
-    schema: Mapping[str, Spec] = cls.SCHEMA
-    extra = [k for k in data if k not in schema and k != "t"]
-    if extra:
-        raise BadMessage(f"{where} has unknown field(s) {', '.join(map(repr, sorted(extra)))}")
-    kwargs: dict[str, Any] = {}
-    defaults = {f.name: f for f in dataclasses.fields(cls)}
-    for name, spec in schema.items():
-        if name in data:
-            kwargs[name] = spec.load(data[name], f"{where}.{name}")
-        elif (
-            defaults[name].default is dataclasses.MISSING
-            and defaults[name].default_factory is dataclasses.MISSING
-        ):
-            raise BadMessage(f"{where} is missing the field {name!r}")
-    try:
-        return cls(**kwargs)
-    except ProtocolError:
-        raise
-    except (ValueError, TypeError) as e:
-        raise BadMessage(f"{where}: {e}") from None
-
-
-def _dump_fields(obj: Any) -> dict[str, Any]:
-    schema: Mapping[str, Spec] = type(obj).SCHEMA
-    return {name: spec.dump(getattr(obj, name)) for name, spec in schema.items()}
 
 
 # --- messages ----------------------------------------------------------------------------
@@ -509,7 +312,7 @@ class Error(Message):
             "code": Choice(ErrorCode),
             "message": Str(500),
             "re": Opt(ID),
-            "rule": Opt(Str(16, pattern=_RULE_ID.pattern)),
+            "rule": Opt(Str(16, pattern=RULE_ID.pattern)),
         }
     )
     code: ErrorCode
@@ -521,8 +324,8 @@ class Error(Message):
     def from_exception(cls, error: ProtocolError, re: int | None = None) -> Error:
         # The message must itself pass the schema on the other side: no control characters
         # (an engine message with a newline would otherwise get the connection dropped).
-        message = _CONTROL_CHARS.sub(" ", error.message)[:500]
-        rule = error.rule if error.rule and _RULE_ID.fullmatch(error.rule) else None
+        message = CONTROL_CHARS.sub(" ", error.message)[:500]
+        rule = error.rule if error.rule and RULE_ID.fullmatch(error.rule) else None
         return cls(code=error.code, message=message, re=re, rule=rule)
 
     def exception(self) -> ProtocolError:
@@ -615,26 +418,9 @@ class RemoveBot(Message):
 
 
 @dataclass(frozen=True, slots=True)
-class Act(Message):
-    """A game action, signed by the acting player (`localdurak.net.identity.sign_action`).
-
-    ``n`` is the player's own counter of signed messages in this game (actions and privacy
-    steps together), so a replayed or reordered action fails the signature check."""
-
-    TYPE = "act"
-    SENDER = Role.CLIENT
-    KIND = Kind.COMMAND
-    SCHEMA = schema({"id": ID, "game": GAME_ID, "n": ID, "action": ActionSpec(), "sig": SIG})
-    id: int
-    game: bytes
-    n: int
-    action: Action
-    sig: bytes
-
-
-@dataclass(frozen=True, slots=True)
 class Privacy(Message):
-    """One card-privacy step (privacy.md), signed like `Act`.  ``step`` names it (e.g.
+    """One card-privacy step (privacy.md), signed by the seat's identity key
+    (`localdurak.protocol.signing`).  ``step`` names it (e.g.
     ``"commit"``, ``"shuffle"``, ``"strip"``, ``"open"``, ``"reveal"``); ``body`` is checked by
     the privacy protocol, here only for being plain msgpack."""
 
@@ -674,7 +460,7 @@ class Privacy(Message):
 @dataclass(frozen=True, slots=True)
 class Resume(Message):
     """Sent after `Authed` by a client that was here before: send me every event after
-    ``last_seq``, or a `Snapshot` if they are too old to replay."""
+    ``last_seq`` (`Unavailable` if they are too old to replay: the client starts afresh)."""
 
     TYPE = "resume"
     SENDER = Role.CLIENT
@@ -775,21 +561,6 @@ class GameStarted(Message):
 
 
 @dataclass(frozen=True, slots=True)
-class Acted(Message):
-    """An action the host accepted, relayed exactly as the player signed it."""
-
-    TYPE = "acted"
-    SENDER = Role.HOST
-    KIND = Kind.EVENT
-    SCHEMA = schema({"seq": SEQ, "game": GAME_ID, "n": ID, "action": ActionSpec(), "sig": SIG})
-    seq: int
-    game: bytes
-    n: int
-    action: Action
-    sig: bytes
-
-
-@dataclass(frozen=True, slots=True)
 class PrivacyEvent(Message):
     """A card-privacy step relayed exactly as seat ``seat`` signed it."""
 
@@ -872,24 +643,6 @@ class GameOver(Message):
 
 
 @dataclass(frozen=True, slots=True)
-class Snapshot(Message):
-    """Everything a client needs to carry on when the events it missed are too old to replay:
-    the lobby, and (during a game) the game's public log so far — its `GameStarted` and every
-    `Acted` / `PrivacyEvent` in order, as their wire maps.  The client replays ``log`` through
-    the same checks as live events.  ``seq`` is the latest event the snapshot covers."""
-
-    TYPE = "snapshot"
-    SENDER = Role.HOST
-    KIND = Kind.EVENT
-    SCHEMA = schema(
-        {"seq": SEQ, "lobby": Plain(mapping=True), "log": ListOf(Plain(mapping=True), 20000)}
-    )
-    seq: int
-    lobby: Any
-    log: tuple[Any, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
 class TableClosed(Message):
     TYPE = "table_closed"
     SENDER = Role.HOST
@@ -917,17 +670,14 @@ MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
         SetRules,
         AddBot,
         RemoveBot,
-        Act,
         Privacy,
         Resume,
         Lobby,
         GameStarted,
-        Acted,
         PrivacyEvent,
         Presence,
         Closing,
         GameOver,
-        Snapshot,
         TableClosed,
     )
 }
@@ -947,18 +697,18 @@ _set_schemas()
 
 def message_to_wire(message: Message) -> dict[str, Any]:
     """The msgpack map of ``message`` (``"t"`` and its fields)."""
-    return {"t": message.TYPE, **_dump_fields(message)}
+    return {"t": message.TYPE, **dump_fields(message)}
 
 
 def message_from_wire(data: Any) -> Message:
     """Validate one decoded frame and build its message; anything else raises `BadMessage`."""
     if not isinstance(data, dict):
-        raise _bad("a message", "a map", data)
+        raise bad("a message", "a map", data)
     kind = data.get("t")
     if not isinstance(kind, str) or kind not in MESSAGE_TYPES:
-        raise _bad("message type 't'", "a known message type", kind)
+        raise bad("message type 't'", "a known message type", kind)
     cls = MESSAGE_TYPES[kind]
-    message: Message = _load_fields(cls, data, kind)
+    message: Message = load_fields(cls, data, kind)
     return message
 
 

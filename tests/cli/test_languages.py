@@ -112,9 +112,9 @@ def test_placeholders_kept(code: str) -> None:
     """A translation keeps exactly the {names} its message fills in (a lost one would raise
     KeyError on screen or drop a card from the sentence)."""
     for msgid, (plural, forms) in po_entries(code).items():
-        want = sorted(re.findall(r"\{\w*\}", plural or msgid))
+        want = sorted(re.findall(r"\{[^{}]*\}", plural or msgid))
         for form in forms:
-            assert sorted(re.findall(r"\{\w*\}", form)) == want, f"{code}: {msgid!r} → {form!r}"
+            assert sorted(re.findall(r"\{[^{}]*\}", form)) == want, f"{code}: {msgid!r} → {form!r}"
 
 
 @pytest.mark.parametrize("code", LANGUAGES)
@@ -481,3 +481,158 @@ CHEATING_WORDS = {
     "pl": ["szuler", "przyłap", "oznaczon"],
     "zh_Hant": ["允許作弊", "揭穿", "被標記"],
 }
+
+
+def _engine_refusal_rules() -> set[str]:
+    """Every rule id the rules engine refuses an action with (``IllegalAction("R-…", …)``,
+    or a ``rule = "R-…"`` it raises later), read from the game package's source."""
+    rules: set[str] = set()
+    for path in (ROOT / "localdurak" / "game").glob("**/*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            values: list[ast.AST] = []
+            if isinstance(node, ast.Call) and node.args:
+                f = node.func
+                if isinstance(f, ast.Name) and f.id == "IllegalAction":
+                    values.append(node.args[0])
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "rule" for t in node.targets
+            ):
+                values.append(node.value)
+            for v in values:
+                for c in ast.walk(v):
+                    if isinstance(c, ast.Constant) and str(c.value).startswith("R-"):
+                        rules.add(str(c.value))
+    return rules
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_every_engine_refusal_has_a_sentence_in_the_language(code: str) -> None:
+    """The engine words its refusals in English; the ▶ line shows the rule's sentence in the
+    player's language instead — for every rule it refuses with (R-B4c, R-S3 too)."""
+    from localdurak.cli.words import rule_refusal
+
+    rules = _engine_refusal_rules()
+    assert {"R-B4a", "R-B4c", "R-B5", "R-S3", "R-S4", "R-P2"} <= rules
+    i18n.set_language(code)
+    said = {}
+    for rule in sorted(rules):
+        text = rule_refusal(rule)
+        assert text is not None, f"no sentence for {rule}"
+        said[rule] = text
+    i18n.set_language("en")
+    for rule, text in said.items():
+        assert text != rule_refusal(rule), f"{code}: {rule} is English"
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+async def test_golden_host_form_in_the_language(
+    code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lobby's `h` form: every field's name and the values shown in the language."""
+    from localdurak.cli.lobby import FIELD_LABELS, _value
+
+    monkeypatch.setenv("LOCALDURAK_HOME", str(tmp_path))
+    i18n.set_language(code)
+    text = await _screen(lobby=Lobby("Anna", NoTables(), bot_delay=0), keys="h")
+    for key, label in FIELD_LABELS.items():
+        assert label() in text, f"{code}: {key} → {label()!r} missing"
+    assert _value("podkidnoy") in text and _value("at_durak") in text
+    for english in ("throw in order", "partial defence", "at_durak", "podkidnoy"):
+        assert english not in text, f"{code}: {english!r} is English"
+    check_golden(golden_name("host_form", code), text)
+
+
+def _table_refusals() -> list[Exception]:
+    """One of each refusal of an impossible table (rules.md section O), from real `Rules`."""
+    from localdurak.game.rules import Rules, RulesError
+
+    out: list[Exception] = []
+    for build in (
+        lambda: Rules(teams="2v2").check_seats(3),  # R-T1
+        lambda: Rules(deck=24).check_seats(5),  # R-D1
+        lambda: Rules().check_seats(7),  # R-C3
+        lambda: Rules(variant="duren", cheating=True, trump_show=True),  # section O
+    ):
+        with pytest.raises(RulesError) as refused:
+            build()
+        out.append(refused.value)
+    return out
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_an_impossible_table_is_refused_in_the_language(code: str) -> None:
+    from localdurak.cli.words import rules_error_text
+
+    i18n.set_language(code)
+    for error in _table_refusals():
+        said = rules_error_text(error)
+        assert said != str(error), f"{code}: {error} is English"
+        for number in re.findall(r"\b\d+\b", str(error).split("(")[0]):
+            assert number in said, f"{code}: {said!r} lost {number}"
+    i18n.set_language("en")
+    assert [rules_error_text(e) for e in _table_refusals()] == [str(e) for e in _table_refusals()]
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_command_line_refusals_in_the_language(code: str, tmp_path: Path) -> None:
+    """Real runs: a bad --port, --seats 9, an impossible table, a missing record."""
+    from tests.support.procs import env_for, localdurak
+
+    i18n.set_language(code)
+    cases = [
+        (["host", "--port", "99999"], _("a port is 0..65535, not {port}").format(port=99999)),
+        (["play", "--seats", "9"], _("--seats must be 2..6 (you and 1 to 5 bots), not {n}")),
+        (
+            ["play", "--teams", "2v2", "--bots", "2"],
+            _("Teams {teams} need exactly {need} players, not {seats} (R-T1)."),
+        ),
+        (["replay", str(tmp_path / "none.json")], _("cannot read {path}: {reason}")),
+    ]
+    for args, want in cases:
+        done = subprocess.run(
+            localdurak("--lang", code, *args),
+            env=env_for(tmp_path),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 2, (args, done.stderr)
+        assert "Traceback" not in done.stderr
+        fixed = max(re.split(r"\{[^{}]*\}", want), key=len).strip()
+        assert fixed in done.stderr, f"{code} {args}: {done.stderr!r} lacks {fixed!r}"
+
+
+REPLAY_ENGLISH = ["Trump:", "Dealt:", "Bout ", "attacks", "covers", "Refill", "Result:", "Why:"]
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+@pytest.mark.parametrize(
+    "record", ["hand-cheating-challenges", "perevodnoy-3p-trump-show", "pogony", "teams-2v2"]
+)
+def test_replay_tells_the_game_in_the_language(code: str, record: str, tmp_path: Path) -> None:
+    """`localdurak --lang X replay RECORD`: the account of the game in X — the header, every
+    action, the refills, a refused action and its reason, the result."""
+    from tests.support.procs import env_for, localdurak
+
+    path = ROOT / "tests" / "golden" / f"{record}.record.json"
+    done = subprocess.run(
+        localdurak("--lang", code, "replay", str(path)),
+        env=env_for(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    english = subprocess.run(
+        localdurak("--lang", "en", "replay", str(path)),
+        env=env_for(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == english.returncode and not done.stderr, done.stderr
+    assert len(done.stdout.splitlines()) == len(english.stdout.splitlines())
+    for word in REPLAY_ENGLISH:
+        if word in english.stdout:
+            assert word not in done.stdout, f"{code} {record}: {word!r} left in English"
+    i18n.set_language(code)
+    assert _("Dealt:") in done.stdout

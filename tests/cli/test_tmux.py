@@ -79,7 +79,9 @@ def test_play_in_a_real_terminal(terminal: tuple[str, Callable[[], str]], tmp_pa
     _wait(capture, "Glossary")
     _tmux("send-keys", "-t", name, "Escape")
     _wait(capture, "▶")
-    _tmux("send-keys", "-t", name, "q")
+    _tmux("send-keys", "-t", name, "q")  # asked first mid-game (issue 13 item 1)
+    _wait(capture, "Leave the game? y/n")
+    _tmux("send-keys", "-t", name, "y")
     screen = _wait(capture, "EXIT=0")
     assert "Traceback" not in screen
     # First screen well under a second on an idle machine; generous here (shared CI cores).
@@ -116,8 +118,10 @@ def test_a_crashed_host_comes_back_with_its_player_at_his_seat(
         f"{env} host --name Kitchen --seats 2 --bots 1 --bot-delay 0.05 --port 0 "
         "--player Anna; echo EXIT=$?; sleep 30",
     )  # fmt: skip
-    screen = _wait(capture, "▶", 20)
-    assert "Kitchen" in screen and "you: Anna" in screen
+    _wait(capture, "then press r", 20)  # no deal before the host's own player is ready
+    _tmux("send-keys", "-t", name, "r")
+    screen = _wait(capture, "you: Anna", 20)
+    assert "Kitchen" in screen and "▶" in screen
     _tmux("send-keys", "-t", name, "t")  # a move (take when defending; refused otherwise)
     time.sleep(1.0)
     before = _wait(capture, "▶")
@@ -130,8 +134,11 @@ def test_a_crashed_host_comes_back_with_its_player_at_his_seat(
         "respawn-pane", "-k", "-t", name,
         f"{env} host --resume {shlex.quote(str(journal))} --player Anna; echo EXIT=$?; sleep 30",
     )  # fmt: skip
-    screen = _wait(capture, "you: Anna", 20)
+    screen = _wait(capture, "Kitchen · ", 20)  # the title, once the table said its name
+    assert "you: Anna" in screen
     assert "Kitchen" in screen and "Traceback" not in screen
     assert hand in screen  # the same hand: the game went on where it was
     _tmux("send-keys", "-t", name, "q")
+    _wait(capture, "Leave and close the table? y/n")
+    _tmux("send-keys", "-t", name, "y")
     assert "Traceback" not in _wait(capture, "EXIT=0")

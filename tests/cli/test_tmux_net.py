@@ -104,6 +104,10 @@ def test_host_and_lobby_in_two_namespaces_play_a_bout(
     assert guest_code is not None
     screen = _wait(host_screen, "Vera")
     assert f"code {guest_code.group()}" in screen  # the same code on both screens
+    # The codes compared, both say ready (issue 13 item 2); the bot is ready by itself.
+    _tmux("send-keys", "-t", "guest", "r")
+    _tmux("send-keys", "-t", "host", "r")
+    _wait(host_screen, "Waiting for: 1 more player")
 
     # The third seat: a bot over the network, in the host's namespace.
     argv = ["join", "--bot", "--name", "Boris", "--address", f"127.0.0.1:{port.group(1)}"]
@@ -135,11 +139,15 @@ def test_host_and_lobby_in_two_namespaces_play_a_bout(
             raise AssertionError("no bout ended; the screens:\n" + "\n".join(screens))
         for s in screens:
             assert "▶" in s
-        _tmux("send-keys", "-t", "guest", "q")  # back to the lobby
+        _tmux("send-keys", "-t", "guest", "q")  # back to the lobby, once asked
+        _wait(guest_screen, "Your seat is held")
+        _tmux("send-keys", "-t", "guest", "y")
         _wait(guest_screen, "Tables on this network")
         _tmux("send-keys", "-t", "guest", "q")
         _wait(guest_screen, "EXIT=0")
         _tmux("send-keys", "-t", "host", "q")
+        _wait(host_screen, "Leave and close the table? y/n")
+        _tmux("send-keys", "-t", "host", "y")
         _wait(host_screen, "EXIT=0")
     finally:
         bot.kill()

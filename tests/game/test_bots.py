@@ -1,4 +1,4 @@
-"""Bots (issue 4, part 7): legal play from the view alone, games that end, `normal` stronger
+"""Bots (docs/bots.md): legal play from the view alone, games that end, `normal` stronger
 than `random`, and the play of `normal` in chosen positions.
 
 Seeded loops, not Hypothesis: a bot game is a random process already, and a seed makes a

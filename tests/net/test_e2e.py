@@ -1,4 +1,4 @@
-"""Whole games over real TLS on loopback, each player a separate process (issue 4 part 8):
+"""Whole games over real TLS on loopback, each player a separate process (docs/sessions.md):
 the headless host (`localdurak host --headless`) and `localdurak join --bot` processes; the
 records replay and audit clean; a client killed mid-game and started again carries on.
 
@@ -250,14 +250,15 @@ def test_a_host_that_crashed_before_writing_the_record_writes_it_when_it_resumes
     assert record["actions"] == first["actions"] and record["deck"] == first["deck"]
 
 
-def test_a_person_without_the_pin_is_told_to_give_it(tmp_path: Path, procs: list[Proc]) -> None:
-    """`localdurak join` for a person asks for the PIN on a terminal; without one (a script)
-    it says how to give it, and the table is unharmed."""
+def test_a_script_without_the_pin_is_told_to_give_it(tmp_path: Path, procs: list[Proc]) -> None:
+    """`localdurak join` for a person asks for the PIN on a terminal; a script (`join --bot`:
+    a person's join without a terminal stops before joining, tests/cli/test_cli_newcomer.py)
+    is told how to give it, and the table is unharmed."""
     h = host(tmp_path, procs, "--seats", "2", "--pin", "4821")
     listening = h.event("listening")
     address = f"127.0.0.1:{listening['port']}"
     p = Proc(
-        localdurak("join", "--address", address, "--name", "Vera"),
+        localdurak("join", "--bot", "--address", address, "--name", "Vera"),
         env_for(tmp_path / "vera"),
         "vera",
     )

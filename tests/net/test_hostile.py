@@ -1,4 +1,4 @@
-"""Hostile clients against a real host on loopback TLS (issue 4 part 8): garbage and oversized
+"""Hostile clients against a real host on loopback TLS (docs/protocol.md): garbage and oversized
 frames, a wrong version, out-of-turn and illegal moves, a forged signature, a replayed
 command, a stranger without the PIN — each refused with a clear error, and the host and the
 game unharmed: the game completes and its record audits clean."""
@@ -421,8 +421,8 @@ async def test_a_relayed_step_that_breaks_the_game_closes_the_session_with_why(
 ) -> None:
     """A step our own checks refuse (a forged card, a bad strip, a forged signature) cannot be
     fixed by reconnecting: the host would replay it.  The session closes and says why."""
-    from localdurak.net.replica import SeatGame
     from localdurak.protocol.errors import IllegalMove
+    from localdurak.protocol.table.replica import SeatGame
 
     host, run, s = await _table_with_pat(tmp_path, Rules(deck=24), name="Broken")
     real = SeatGame.receive
@@ -456,8 +456,8 @@ async def test_a_host_bot_refused_waits_for_the_table_to_move(
 ) -> None:
     """A host bot whose step the host refuses rests a moment (`BOT_REST`) before it tries
     again; it used to retry at once, for ever, and the host's loop never yielded."""
-    from localdurak.net.replica import HostGame
     from localdurak.protocol.errors import NotYourTurn
+    from localdurak.protocol.table.replica import HostGame
 
     real = HostGame.receive
     refused = [0]

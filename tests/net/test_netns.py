@@ -1,4 +1,4 @@
-"""A whole game of four processes in four network namespaces (issue 4 part 8): the headless
+"""A whole game of four processes in four network namespaces (lan.md): the headless
 host advertises the table with mDNS, three `join TABLE --bot` processes find it by name on
 their own (no address given), play, and the record audits clean.  Namespaces only
 (tests/support/netns.py): nothing reaches a real network.  CI runs as root, so this runs there."""

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from localdurak.game.actions import Action, GameResult
-from localdurak.game.cards import Card
+from localdurak.game.actions import GameResult
 from localdurak.game.rules import Rules
 from localdurak.protocol import messages as m
+from localdurak.protocol import schema as sc
 from localdurak.protocol.codec import MAX_FRAME, FrameDecoder
 from localdurak.protocol.errors import (
     BadMessage,
@@ -44,9 +44,6 @@ EXAMPLES: list[m.Message] = [
     m.SetRules(id=4, rules=Rules(variant="perevodnoy", trump_show=True), seats=3),
     m.AddBot(id=5, seat=None, level=m.BotLevel.RANDOM),
     m.RemoveBot(id=6, seat=1),
-    m.Act(
-        id=7, game=GAME, n=3, action=Action.cover(1, Card.parse("7S"), Card.parse("6S")), sig=SIG
-    ),
     m.Privacy(id=8, game=GAME, n=4, step="shuffle", body={"deck": [KEY] * 36}, sig=SIG),
     m.Resume(id=9, last_seq=100),
     m.Lobby(
@@ -65,14 +62,10 @@ EXAMPLES: list[m.Message] = [
         names=("A", "B"),
         keys=(KEY, bytes(32)),
     ),
-    m.Acted(
-        seq=3, game=GAME, n=0, action=Action.attack(0, Card.parse("6S"), Card.parse("6H")), sig=SIG
-    ),
     m.PrivacyEvent(seq=4, game=GAME, seat=1, n=0, step="commit", body={"y": KEY}, sig=SIG),
     m.Presence(seq=5, seat=1, connected=False, hold=120),
     m.Closing(seq=5, seat=0, open=True, window=2000),
     m.GameOver(seq=6, game=GAME, result=GameResult((1,), False), forfeit=None, score=(0, 1)),
-    m.Snapshot(seq=7, lobby={"t": "lobby"}, log=({"t": "acted"},)),
     m.TableClosed(seq=8, reason="host quit"),
 ]
 
@@ -103,46 +96,38 @@ plain: st.SearchStrategy[Any] = st.recursive(
     ),
     max_leaves=10,
 )
-ACTIONS = [
-    {"seat": 0, "do": "attack", "cards": ["6S", "6H"]},
-    {"seat": 5, "do": "cover", "card": "7S", "on": "6S"},
-    {"seat": 2, "do": "take"},
-    {"seat": 1, "do": "show", "card": "AD"},
-]
 RULES = [{}, {"variant": "duren"}, {"variant": "perevodnoy", "deck": 52, "trump_show": True}]
 RESULTS = [{"durak": [1], "draw": False, "pogony": 0}, {"durak": [], "draw": True, "pogony": 0}]
 
 
-def strategy(spec: m.Spec) -> st.SearchStrategy[Any]:
-    if isinstance(spec, m.Int):
+def strategy(spec: sc.Spec) -> st.SearchStrategy[Any]:
+    if isinstance(spec, sc.Int):
         return st.integers(spec.lo, spec.hi)
-    if isinstance(spec, m.Bool):
+    if isinstance(spec, sc.Bool):
         return st.booleans()
-    if isinstance(spec, m.Str):
+    if isinstance(spec, sc.Str):
         if spec.pattern is not None:
             base = st.from_regex(spec.pattern, fullmatch=True)
         else:
             base = st.text(st.characters(codec="utf-8"), max_size=spec.max_len)
         return base.filter(lambda s: spec.min_len <= len(s) <= spec.max_len).filter(
-            lambda s: not m._CONTROL_CHARS.search(s)
+            lambda s: not sc.CONTROL_CHARS.search(s)
         )
-    if isinstance(spec, m.Bytes):
+    if isinstance(spec, sc.Bytes):
         return st.binary(min_size=spec.min_len, max_size=spec.max_len)
-    if isinstance(spec, m.Choice):
+    if isinstance(spec, sc.Choice):
         return st.sampled_from([e.value for e in spec.enum])
-    if isinstance(spec, m.Opt):
+    if isinstance(spec, sc.Opt):
         return st.none() | strategy(spec.inner)
-    if isinstance(spec, m.ListOf):
+    if isinstance(spec, sc.ListOf):
         return st.lists(strategy(spec.inner), max_size=min(spec.max_items, 6), unique=spec.unique)
-    if isinstance(spec, m.Plain):
+    if isinstance(spec, sc.Plain):
         return st.dictionaries(st.text(max_size=6), plain, max_size=3) if spec.mapping else plain
     if isinstance(spec, m.RulesSpec):
         return st.sampled_from(RULES)
-    if isinstance(spec, m.ActionSpec):
-        return st.sampled_from(ACTIONS)
     if isinstance(spec, m.ResultSpec):
         return st.sampled_from(RESULTS)
-    if isinstance(spec, m.StructSpec):
+    if isinstance(spec, sc.StructSpec):
         return st.fixed_dictionaries({k: strategy(v) for k, v in spec.cls.SCHEMA.items()})
     raise AssertionError(spec)
 
@@ -206,28 +191,6 @@ def test_tampered_messages_raise_only_bad_message(
         (
             {"t": "set_rules", "id": 1, "rules": {"colour": "red"}, "seats": 2},
             "unknown table option",
-        ),
-        (
-            {
-                "t": "act",
-                "id": 1,
-                "game": GAME,
-                "n": 0,
-                "action": {"seat": 0, "do": "fly"},
-                "sig": SIG,
-            },
-            "unknown action",
-        ),
-        (
-            {
-                "t": "act",
-                "id": 1,
-                "game": GAME,
-                "n": 0,
-                "action": {"seat": 9, "do": "take"},
-                "sig": SIG,
-            },
-            "seat",
         ),
         (
             {"t": "hello", "version": 1, "min_version": 2, "features": [], "software": ""},

@@ -1,4 +1,4 @@
-"""Security review (issue 3): the audit checks the record's actions against what the seats
+"""Security review of card privacy: the audit checks the record's actions against what the seats
 signed (promise 5: the host orders, it does not forge), a clean verdict cannot be had by
 deleting the actions, and the protocol refuses a play whose signed action names another card
 or a card action sent without its proof."""

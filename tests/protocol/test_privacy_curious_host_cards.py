@@ -1,4 +1,4 @@
-"""Security review (issue 3): the curious host, everything it sees.  The first curious-host
+"""Security review of card privacy: the curious host, everything it sees.  The first curious-host
 test skips the host's own messages and looks only at points; this one also reads every card
 number any message carries — the host's own `Refill` (taken cards) and `Return` (R-S3) included —
 in a cheating-mode game where challenged cheats do go back to hands, and every event of the

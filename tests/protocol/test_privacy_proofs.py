@@ -1,4 +1,4 @@
-"""Security review (issue 3): the proofs' encodings and bindings that the first tests did not
+"""Security review of card privacy: the proofs' encodings and bindings that the first tests did not
 pin.  All of these held at review time; they guard against a regression."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Security review (issue 3): malformed or early messages raise only the protocol's own
+"""Security review of card privacy: malformed or early messages raise only the protocol's own
 errors (a `RemoteProtocolError` naming the sender, recorded by the host), change nothing, and
 never crash a state machine; the host's own bad calls leave its transcript as it was."""
 

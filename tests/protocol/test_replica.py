@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import os
 from typing import Any
 
 import pytest
@@ -12,11 +13,11 @@ import pytest
 from localdurak.game.actions import Action, Do
 from localdurak.game.cards import deck_cards
 from localdurak.game.rules import Rules
-from localdurak.net.replica import SeatGame
 from localdurak.protocol.errors import AuthFailed, IllegalMove, NotYourTurn, Replayed
 from localdurak.protocol.messages import PrivacyEvent
 from localdurak.protocol.privacy.audit import audit
 from localdurak.protocol.privacy.record import transcript_to_dict
+from localdurak.protocol.table.replica import SeatGame
 from tests.support.net_play import MemoryGame
 
 
@@ -373,11 +374,11 @@ def test_a_seat_restored_from_a_save_before_its_action_adopts_it_from_the_host()
     saved = g.seats[game.attacker].freeze()
     att, action, relayed = _attack_relayed(g)
 
-    forged = SeatGame.thaw(saved, g.keys[att.seat])
+    forged = SeatGame.thaw(saved, g.keys[att.seat], os.urandom)
     with pytest.raises(AuthFailed):
         forged.receive(dataclasses.replace(relayed, sig=bytes(64)))
 
-    restored = SeatGame.thaw(saved, g.keys[att.seat])
+    restored = SeatGame.thaw(saved, g.keys[att.seat], os.urandom)
     assert all(c in restored.player.cards() for c in action.cards)
     restored.receive(relayed)
     assert not any(c in restored.player.cards() for c in action.cards)

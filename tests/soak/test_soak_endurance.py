@@ -1,4 +1,4 @@
-"""Suite 4 (issue 6): bot games in a row at one host process (tests/soak/endurance.py)."""
+"""Soak suite 4: bot games in a row at one host process (tests/soak/endurance.py)."""
 
 from __future__ import annotations
 

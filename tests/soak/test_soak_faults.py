@@ -1,4 +1,4 @@
-"""Suite 2 (issue 6): kill -9 and restarts of clients and the host, link cuts, in one game
+"""Soak suite 2: kill -9 and restarts of clients and the host, link cuts, in one game
 (tests/soak/faults.py).  Needs root and ``ip netns`` (CI runs as root)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Suite 1 (issue 6): hostile input at a live host during a game (tests/soak/fuzz.py)."""
+"""Soak suite 1: hostile input at a live host during a game (tests/soak/fuzz.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Suite 3 (issue 6): idle and slow connections beside a 6-player game (tests/soak/load.py)."""
+"""Soak suite 3: idle and slow connections beside a 6-player game (tests/soak/load.py)."""
 
 from __future__ import annotations
 

@@ -23,7 +23,9 @@ from localdurak.net.api import (
     AuditVerdict,
     ConnectionState,
     EventKind,
+    LobbyView,
     SeriesScore,
+    TableError,
     TableEvent,
 )
 
@@ -172,11 +174,17 @@ class StaticSession:
         self.series = series or SeriesScore(durak=(0,) * game.seats)
         self.audit = AuditVerdict(AuditStatus.CLEAN)
         self.closing = False
+        self.seat_hold = 120.0
+        self.lobby_view: LobbyView | None = None
+        self.pairing_code = ""
         self.acted: list[Action] = []
 
     @property
     def view(self) -> PlayerView:
         return self.game.view(self.seat)
+
+    def hold_left(self, seat: int) -> float | None:
+        return None
 
     def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
         return lambda: None
@@ -196,3 +204,12 @@ class StaticSession:
 
     async def async_leave(self) -> None:
         self.connection = ConnectionState.CLOSED
+
+    async def async_ready(self, ready: bool = True) -> None:
+        raise TableError("a frozen table")
+
+    async def async_add_bot(self, level: str = "normal") -> None:
+        raise TableError("a frozen table")
+
+    async def async_remove_bot(self, seat: int) -> None:
+        raise TableError("a frozen table")

@@ -9,8 +9,9 @@ from typing import Any
 
 from localdurak.game.bots import make_bot
 from localdurak.game.rules import Rules
-from localdurak.net.replica import EphemeralKey, HostGame, SeatGame, Signed
+from localdurak.net.identity import EphemeralKey
 from localdurak.protocol.messages import GameStarted, PrivacyEvent
+from localdurak.protocol.table.replica import HostGame, SeatGame, Signed
 
 
 class MemoryGame:
@@ -33,7 +34,7 @@ class MemoryGame:
             keys=tuple(k.public_key for k in self.keys),
         )
         self.host = HostGame(self.started)
-        self.seats = [SeatGame(self.started, s, self.keys[s]) for s in range(n)]
+        self.seats = [SeatGame(self.started, s, self.keys[s], os.urandom) for s in range(n)]
         self.rng = random.Random(seed)
         self.bots = [make_bot("random", self.rng) for _ in range(n)]
         self.queue: list[tuple[int, Signed]] = []

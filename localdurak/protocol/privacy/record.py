@@ -2,7 +2,7 @@
 ``"privacy"``, that other readers ignore).  Plain dicts in and out; JSON-safe (bytes as hex).
 
     "privacy": {
-      "format": "localdurak-privacy/2",
+      "format": "localdurak-privacy/3",
       "setup": {"seats": 3, "deck": 36, "hand": 6, "dealer": 2, "japanese": false,
                 "lowest_trump": true, "rules": {...}},
       "log": [ every message the host accepted, in its order, as Message.to_json() ],
@@ -18,9 +18,17 @@ from typing import Any
 from .messages import Message, MessageError, message_from_json
 from .schedule import ScheduleError, Setup
 
-FORMAT = "localdurak-privacy/2"
-"""/2: step 2b (seeds committed in the nonces, the deal order); a /1 transcript deals from the
-last shuffle stage as it stands and cannot be replayed by this protocol."""
+FORMAT = "localdurak-privacy/3"
+"""/3: every shuffle stage carries its proof of shuffle (privacy/shuffle.py).  /2: step 2b
+(seeds committed in the nonces, the deal order), stages without proofs — still read, its
+shuffles judged with the revealed keys (`is_legacy`).  A /1 transcript deals from the last
+shuffle stage as it stands and cannot be replayed by this protocol."""
+LEGACY_FORMATS = frozenset({"localdurak-privacy/2"})
+
+
+def is_legacy(d: Any) -> bool:
+    """Whether a ``"privacy"`` value is of a format before proofs of shuffle."""
+    return isinstance(d, Mapping) and d.get("format") in LEGACY_FORMATS
 
 
 class TranscriptError(ValueError):
@@ -40,7 +48,7 @@ def transcript_to_dict(
 
 def transcript_from_dict(d: Any) -> tuple[Setup, list[Message], list[dict[str, Any]]]:
     """(setup, accepted messages, refused attempts) from a record's ``"privacy"`` value."""
-    if not isinstance(d, Mapping) or d.get("format") != FORMAT:
+    if not isinstance(d, Mapping) or (d.get("format") != FORMAT and not is_legacy(d)):
         raise TranscriptError(f"the privacy transcript is not {FORMAT}")
     try:
         setup = Setup.from_dict(d["setup"])
