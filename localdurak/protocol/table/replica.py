@@ -58,10 +58,11 @@ from localdurak.protocol.privacy.messages import (
     message_from_dict,
 )
 from localdurak.protocol.privacy.messages import Message as PMessage
+from localdurak.protocol.privacy.record import with_identity
 from localdurak.protocol.privacy.roles import Host, Player
 from localdurak.protocol.privacy.schedule import Setup
 from localdurak.protocol.privacy.transcript import Transcript
-from localdurak.protocol.signing import action_payload, verify_action
+from localdurak.protocol.signing import action_payload, setup_digest, verify_action
 
 GAME_STEPS = ("play", "act")
 """Privacy steps that carry a game action."""
@@ -80,6 +81,20 @@ class Signer(Protocol):
 
 
 # --- helpers shared by both roles ------------------------------------------------------------
+
+
+def signed_setup(started: GameStarted) -> bytes:
+    """The digest every signed step of this game binds (`signing.setup_digest`): the game as
+    ``started`` announced it, so a step signs its seat's name, identity and the rules too."""
+    return setup_digest(
+        game=started.game,
+        number=started.number,
+        rules=started.rules.non_defaults(),
+        dealer=started.dealer,
+        names=started.names,
+        keys=started.keys,
+        previous=started.previous.to_dict() if started.previous is not None else None,
+    )
 
 
 def setup_for(started: GameStarted) -> Setup:
@@ -307,6 +322,11 @@ class SeatGame:
         return self.started.game
 
     @property
+    def bound(self) -> bytes:
+        """What our signatures bind besides the step (`signed_setup`)."""
+        return signed_setup(self.started)
+
+    @property
     def seats(self) -> int:
         return len(self.started.keys)
 
@@ -315,7 +335,7 @@ class SeatGame:
         body = body_of(msgs)
         n = self._n
         self._n += 1
-        sig = self.signer.sign(action_payload(self.game_id, self.seat, n, step, body))
+        sig = self.signer.sign(action_payload(self.bound, self.seat, n, step, body))
         if step in GAME_STEPS:
             self._unrelayed[n] = list(msgs)
         return Signed(self.game_id, n, step, body, sig)
@@ -409,7 +429,7 @@ class SeatGame:
             verify_action(
                 self.started.keys[event.seat],
                 event.sig,
-                game=event.game,
+                game=self.bound,
                 seat=event.seat,
                 n=event.n,
                 kind=event.step,
@@ -665,10 +685,22 @@ class HostGame:
         self.accepted_log: list[PMessage] = []
         self.received: dict[tuple[int, int], bytes] = {}
         """(seat, n) -> signature of each accepted command (an identical resend is ignored)."""
+        self.steps: list[dict[str, Any]] = []
+        """Every accepted signed step in the host's order, for the record (records.md
+        ``privacy.identity.steps``): its seat, counter, step, signature, and the positions of
+        its privacy messages in the transcript's log."""
+        self.refused_steps: list[tuple[int, int]] = []
+        """(seat, n) of each signed step refused after its signature and counter checked: the
+        gaps in a seat's counters that the record explains."""
 
     @property
     def seats(self) -> int:
         return len(self.started.keys)
+
+    @property
+    def bound(self) -> bytes:
+        """What the seats' signatures bind besides the step (`signed_setup`)."""
+        return signed_setup(self.started)
 
     def duplicate(self, seat: int, cmd: Privacy) -> bool:
         """An identical resend of a command already accepted (a reconnecting client)."""
@@ -681,7 +713,7 @@ class HostGame:
         verify_action(
             self.started.keys[seat],
             cmd.sig,
-            game=cmd.game,
+            game=self.bound,
             seat=seat,
             n=cmd.n,
             kind=cmd.step,
@@ -690,6 +722,13 @@ class HostGame:
         # The counter before anything else: a replayed command is refused as a replay.
         self.counters.check(seat, cmd.n)
         self.counters.advance(seat, cmd.n)
+        try:
+            return self._receive(seat, cmd)
+        except BaseException:
+            self.refused_steps.append((seat, cmd.n))
+            raise
+
+    def _receive(self, seat: int, cmd: Privacy) -> Accepted:
         msgs = decode_body(cmd.body, seat)
         if step_of(msgs) != cmd.step:
             raise BadMessage(f"step {cmd.step!r} carries {msgs[0].KIND!r} messages")
@@ -727,6 +766,7 @@ class HostGame:
                 self.privacy.refused.extend(trial.refused[len(self.privacy.refused) :])
                 raise IllegalMove(f"card privacy refused it: {e}", seat=e.seat) from None
         out: list[tuple[int, PMessage]] = []
+        at: list[int] = []
         try:
             for m in msgs:
                 # Every proof, even one that only says who sent it: the record keeps the
@@ -735,9 +775,11 @@ class HostGame:
                 # `SeatGame.receive`).
                 out += self.privacy.receive(seat, m)
                 self.accepted_log.append(m)
+                at.append(len(self.privacy.t.log) - 1)
         except RemoteProtocolError as e:
             raise IllegalMove(f"card privacy refused it: {e}", seat=e.seat) from None
         self.received[(seat, cmd.n)] = cmd.sig
+        self.steps.append({"seat": seat, "n": cmd.n, "step": cmd.step, "sig": cmd.sig, "at": at})
         for m in msgs:
             self._waiting[id(m)] = (seat, cmd)
         relay: list[tuple[int, Privacy]] = []
@@ -791,5 +833,19 @@ class HostGame:
         return all(k is not None for k in self.privacy.t.revealed)
 
     def transcript(self) -> dict[str, Any]:
+        """The record's ``"privacy"`` value: the transcript, and what binds it to the people
+        who played (`localdurak.protocol.privacy.record.with_identity`)."""
         self.verify_idle()  # everything verified before the record is written
-        return self.privacy.transcript()
+        st = self.started
+        return with_identity(
+            self.privacy.transcript(),
+            game=st.game,
+            number=st.number,
+            rules=st.rules.non_defaults(),
+            dealer=st.dealer,
+            names=st.names,
+            keys=st.keys,
+            previous=st.previous.to_dict() if st.previous is not None else None,
+            steps=getattr(self, "steps", []),
+            refused=getattr(self, "refused_steps", []),
+        )
