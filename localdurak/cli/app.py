@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +32,7 @@ from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import Frame
 
-from localdurak.cli import bigtext, i18n, table
+from localdurak.cli import bigtext, table
 from localdurak.cli.i18n import _, ngettext
 from localdurak.cli.table import TableUI
 from localdurak.cli.words import glossary, join_names, rule_refusal, rules_summary, waiting_for
@@ -45,6 +46,12 @@ from localdurak.protocol.errors import RemoteProtocolError
 if TYPE_CHECKING:
     from localdurak.cli.lobby import Lobby
     from localdurak.cli.netplay import Hosting
+
+AUTO_PASS_SECONDS = (0.8, 2.6)
+"""The range of the random moment auto-pass waits at a network table: how long a person
+takes to see that nothing of his fits and press d."""
+
+_random = random.SystemRandom()
 
 MESSAGE_SECONDS = 4.0
 """How long a refusal stays in the ▶ line (ui.md: "for a few seconds")."""
@@ -166,6 +173,7 @@ class DurakApp:
         self._unsubscribe: Callable[[], None] | None = None
         self._message_token = 0
         self._acting = False
+        self._leave_everything = False
         self._tasks: set[asyncio.Task[None]] = set()
         if lobby is not None:
             lobby.attach(self)
@@ -176,6 +184,8 @@ class DurakApp:
             style=STYLE,
             full_screen=True,
             mouse_support=True,
+            # The countdown of a held seat (issue 13 item 11) moves once a second.
+            refresh_interval=1.0,
             input=input,
             output=output,
         )
@@ -315,15 +325,20 @@ class DurakApp:
         out: StyleAndTextTuples = []
         out += table.opponents(v, s.names, w, offline=s.offline_seats, ascii_only=self.ascii_only)
         out.append(("", "\n"))
-        out += table.info_line(v, self.ascii_only)
-        out.append(("", "\n\n"))
+        info = table.info_line(v, self.ascii_only, w)
+        out += info
+        # The marked note under the line takes the blank row: the table stays where it was.
+        out.append(("", "\n" if any("\n" in f[1] for f in info) else "\n\n"))
         ui = self.ui
         shown_target = ui.target
         ui.target = self.effective_target()
         out += table.bout(v, ui, ascii_only=self.ascii_only, on_click=self.click_table)
         ui.target = shown_target
         out.append(("", "\n"))
-        status = table.status_line(v, s.names, ui, w, closing=s.closing, ascii_only=self.ascii_only)
+        held = {x: left for x in s.offline_seats if (left := s.hold_left(x)) is not None}
+        status = table.status_line(
+            v, s.names, ui, w, closing=s.closing, ascii_only=self.ascii_only, held=held
+        )
         out += status
         # The ▶ line takes two rows when long; the hand stays where it was.
         out.append(("", "\n" if any("\n" in t[1] for t in status) else "\n\n"))
@@ -450,13 +465,34 @@ class DurakApp:
             ("q", _("leave the table")),
             (_("mouse"), _("click: select, again: play")),
         ]
+        if self.session is None:
+            # The lobby's own keys (issue 13 item 11: its help listed the table's).
+            keys = [
+                ("↑ ↓", _("choose a table")),
+                ("Enter", _("join the table")),
+                ("h", _("host a table")),
+                ("b", _("play against bots")),
+                ("a", _("enter an address")),
+                ("n", _("your name")),
+                ("q", _("quit")),
+            ]
         out: StyleAndTextTuples = [("class:heading", " " + _("Keys")), ("", "\n")]
         half = (len(keys) + 1) // 2
         col = self.width() // 2
+        # Two columns; a description too long for its column goes on in a second line
+        # (Russian at 80 columns was cut, issue 13 item 11).
         for i in range(half):
-            for k, what in keys[i::half][:2]:
-                out += [("class:key", "  " + table.pad(k, 6)), ("", table.pad(what, col - 8))]
-            out.append(("", "\n"))
+            pair = keys[i::half][:2]
+            texts = [table.wrap(what, col - 8) for _k, what in pair]
+            for row in range(max(len(x) for x in texts)):
+                for (k, _w), lines in zip(pair, texts, strict=True):
+                    label = k if row == 0 else ""
+                    more = lines[row] if row < len(lines) else ""
+                    out += [
+                        ("class:key", "  " + table.pad(label, 6)),
+                        ("", table.pad(more, col - 8)),
+                    ]
+                out.append(("", "\n"))
         if self.session is not None and not self.session.offline:
             from localdurak.cli.netplay import pairing_lines
 
@@ -587,11 +623,10 @@ class DurakApp:
         try:
             await s.async_act(action)
         except ActionRefused as e:
-            reason = e.reason[:1].upper() + e.reason[1:]
-            if i18n.language() != "en":
-                # The engine words its refusals in English: the rule's own sentence instead.
-                reason = rule_refusal(e.rule) or reason
-            self.show_message(f"{reason} ({e.rule})" if e.rule else reason)
+            # The rule's own sentence, in the player's language: neither the engine's words
+            # ("seat 0 was caught or marked") nor the rule's id (issue 13 item 11).
+            reason = rule_refusal(e.rule) or e.reason[:1].upper() + e.reason[1:]
+            self.show_message(reason)
             return
         self.ui.marked.clear()
         self.ui.target = None
@@ -666,6 +701,19 @@ class DurakApp:
         else:
             self.play_on(on[index])
 
+    def point_table(self, index: int) -> None:
+        """A number while picking a table card: point at it (Enter then covers or challenges
+        it).  Challenging numbers every card on the table; covering numbers the pairs."""
+        v = self.view()
+        if v is None:
+            return
+        on = table.table_cards(v)
+        if self.ui.challenge:
+            if 0 <= index < len(on):
+                self.ui.table_cursor = index
+        elif 0 <= index < len(v.table):
+            self.ui.table_cursor = on.index(v.table[index][0])
+
     def pick_table(self, index: int) -> None:
         """A table card picked by number or Enter in table focus / challenge mode."""
         v = self.view()
@@ -688,7 +736,8 @@ class DurakApp:
         self._maybe_auto_pass()
 
     def _maybe_auto_pass(self) -> None:
-        """Pass at once when passing is the only thing you may do (no card to throw in).
+        """Pass when passing is the only thing you may do (no card to throw in): at once
+        offline, after a random human moment at a network table.
 
         Harmless: a pass lasts only until the table changes (R-B9), and nothing but a change
         of the table could give you a card to throw in.  Not in the cheating mode (any card
@@ -705,10 +754,20 @@ class DurakApp:
         if v.rules.throw_in_order is ThrowInOrder.FIRST_WORD and v.seat != v.attacker:
             return
         self._acting = True
+        seat = v.seat
 
         async def go() -> None:
             try:
-                await self._send(Action.pass_(v.seat))  # type: ignore[arg-type]
+                if not s.offline:
+                    # Over the network the others see how fast a pass comes: an instant one
+                    # would tell them he holds no card of that rank.  A person's moment,
+                    # drawn afresh each time (issue 13 item 11).
+                    low, high = AUTO_PASS_SECONDS
+                    await asyncio.sleep(_random.uniform(low, high))
+                    now = self.view()
+                    if now is None or now.legal != (Action.pass_(seat),) or s.closing:
+                        return
+                await self._send(Action.pass_(seat))
             finally:
                 self._acting = False
 
@@ -729,6 +788,39 @@ class DurakApp:
             self.application.invalidate()
 
         self._spawn(go())
+
+    def leave_question(self) -> str:
+        """What to ask before leaving mid-game, or "" when leaving loses nothing (the lobby, a
+        table's lobby before the deal, a game over, a closed table)."""
+        s = self.session
+        if s is None or s.connection is ConnectionState.CLOSED:
+            return ""
+        v = self.view()
+        if v is None or v.result is not None:
+            return ""
+        if self.hosting is not None:
+            return _("Leave and close the table? y/n")
+        if s.offline:
+            return _("Leave the game? y/n")
+        return _("Leave the table? Your seat is held {n} s. y/n").format(n=round(s.seat_hold))
+
+    def ask_leave(self, *, everything: bool = False) -> None:
+        """`q` (or Ctrl-C, ``everything``): ask first when something would be lost."""
+        question = self.leave_question()
+        if not question:
+            self.quit(everything=everything)
+            return
+        self.ui.confirm = question
+        self._leave_everything = everything
+        self.application.invalidate()
+
+    def confirm_leave(self) -> None:
+        self.ui.confirm = ""
+        self.quit(everything=self._leave_everything)
+
+    def cancel_leave(self) -> None:
+        self.ui.confirm = ""
+        self.application.invalidate()
 
     def quit(self, *, everything: bool = False) -> None:
         """Leave the table: back to the lobby if we came from it, else out of the program

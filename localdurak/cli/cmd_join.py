@@ -78,13 +78,25 @@ def _flush_timing() -> None:
     sys.stdout.flush()
 
 
+class NoSuchTable(TimeoutError):
+    """No table of that name came within the time; ``seen``: the names of those that did."""
+
+    def __init__(self, seen: list[str]) -> None:
+        super().__init__("no such table")
+        self.seen = seen
+
+
 async def find(table: str | None, timeout: float) -> Address:
-    """The first table whose name contains ``table`` (any table when None)."""
+    """The first table whose name contains ``table`` (any table when None); `NoSuchTable`
+    with the tables seen meanwhile."""
     async with TableBrowser() as browser:
         want = (table or "").casefold()
-        tables = await browser.wait_for(
-            lambda ts: any(want in t.name.casefold() and t.compatible for t in ts), timeout
-        )
+        try:
+            tables = await browser.wait_for(
+                lambda ts: any(want in t.name.casefold() and t.compatible for t in ts), timeout
+            )
+        except TimeoutError:
+            raise NoSuchTable(sorted({t.name for t in browser.tables})) from None
         t = next(t for t in tables if want in t.name.casefold() and t.compatible)
         return Address(t.addresses[0], t.port, t.fingerprint, tuple(t.addresses[1:]))
 
@@ -115,13 +127,32 @@ def run(args: argparse.Namespace) -> int:
             print(f"localdurak join: {e}", file=sys.stderr)
             return 2
     else:
+        # Say what we wait for, at once: the look lasts up to --timeout (issue 13 item 11).
+        what = _("a table named {name!r}").format(name=args.table) if args.table else _("a table")
+        print(
+            "localdurak join: "
+            + _("looking for {what} on this network (up to {n} s)…").format(
+                what=what, n=f"{args.timeout:g}"
+            ),
+            file=sys.stderr,
+            flush=True,
+        )
         try:
             address = asyncio.run(find(args.table, args.timeout))
         except DiscoveryUnavailable as e:
             print(f"localdurak join: {e}", file=sys.stderr)
             return 1
-        except TimeoutError:
-            print("localdurak join: no such table found; try --address", file=sys.stderr)
+        except NoSuchTable as e:
+            seen = (
+                _("tables seen: {names}").format(names=", ".join(e.seen))
+                if e.seen
+                else _("no table answered")
+            )
+            print(
+                "localdurak join: "
+                + _("no such table found ({seen}); try --address HOST:PORT").format(seen=seen),
+                file=sys.stderr,
+            )
             return 1
     if args.bot:
         name = args.name or f"Bot {random.randrange(1000)}"

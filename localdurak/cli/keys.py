@@ -27,24 +27,50 @@ def _global_keys(app: DurakApp) -> KeyBindings:
     kb = KeyBindings()
     helping = Condition(lambda: app.ui.show_help)
 
+    asking = Condition(lambda: bool(app.ui.confirm))
+
     @kb.add("c-c")
     def _quit(event: KeyPressEvent) -> None:
-        """Ctrl-C: leave at once."""
-        app.quit(everything=True)
+        """Ctrl-C: leave the program (asked first at a table; a second Ctrl-C leaves)."""
+        if app.ui.confirm:
+            app.quit(everything=True)
+        else:
+            app.ask_leave(everything=True)
 
     @kb.add("<any>", filter=helping)
     def _close_help(event: KeyPressEvent) -> None:
         """Any key closes the help."""
         app.ui.show_help = False
 
+    # Escape, eager: a text field the lobby focused before must not keep it as a prefix.
+    @kb.add("escape", filter=helping, eager=True)
+    def _close_help_escape(event: KeyPressEvent) -> None:
+        """Escape closes the help."""
+        app.ui.show_help = False
+
+    @kb.add("y", filter=asking & ~helping)
+    def _yes(event: KeyPressEvent) -> None:
+        """Yes: leave."""
+        app.confirm_leave()
+
+    @kb.add("n", filter=asking & ~helping)
+    @kb.add("escape", filter=asking & ~helping, eager=True)
+    def _no(event: KeyPressEvent) -> None:
+        """No: stay at the table."""
+        app.cancel_leave()
+
+    @kb.add("<any>", filter=asking & ~helping)
+    def _ignore(event: KeyPressEvent) -> None:
+        """While the question waits, nothing else is played."""
+
     return kb
 
 
 def _table_keys(app: DurakApp) -> KeyBindings:
     kb = KeyBindings()
-    at_table = Condition(lambda: app.screen == "table")
-    playing = Condition(lambda: app.screen == "table" and _in_game(app))
-    over = Condition(lambda: app.screen == "table" and not _in_game(app))
+    at_table = Condition(lambda: app.screen == "table" and not app.ui.confirm)
+    playing = at_table & Condition(lambda: _in_game(app))
+    over = at_table & Condition(lambda: not _in_game(app))
     picking = Condition(lambda: app.ui.focus_table or app.ui.challenge) & playing
     hand_focus = playing & ~picking
 
@@ -55,8 +81,8 @@ def _table_keys(app: DurakApp) -> KeyBindings:
 
     @kb.add("q", filter=at_table)
     def _quit(event: KeyPressEvent) -> None:
-        """Leave the table."""
-        app.quit()
+        """Leave the table (asked first while a game or the hosted table would be lost)."""
+        app.ask_leave()
 
     @kb.add("n", filter=over)
     def _next(event: KeyPressEvent) -> None:
@@ -64,7 +90,7 @@ def _table_keys(app: DurakApp) -> KeyBindings:
         app.next_game()
 
     # The host's own player, before the first deal: fill seats with bots, or free them.
-    owning = Condition(lambda: app.screen == "table" and app.owns_lobby())
+    owning = at_table & Condition(app.owns_lobby)
 
     @kb.add("b", filter=owning)
     def _add_bot(event: KeyPressEvent) -> None:
@@ -78,25 +104,24 @@ def _table_keys(app: DurakApp) -> KeyBindings:
 
     for digit in "1234567890":
 
-        @kb.add(digit, filter=hand_focus)
-        def _select(event: KeyPressEvent) -> None:
-            """Select a card of your hand by its number (0 is the tenth)."""
-            n = int(event.data)
-            app.ui.selected = 9 if n == 0 else n - 1
-            app.ui.target = None
-            app.clamp()
-
         @kb.add(digit, filter=picking)
         def _pick(event: KeyPressEvent) -> None:
-            """Pick a table card by its number."""
+            """Point at a table card by its number (Enter then covers or challenges it)."""
             n = int(event.data)
-            app.pick_table(9 if n == 0 else n - 1)
+            app.point_table(9 if n == 0 else n - 1)
+
+    for key in table.HAND_KEYS:
+
+        @kb.add(key, filter=hand_focus)
+        def _select(event: KeyPressEvent) -> None:
+            """Select a card of your hand by its key: 1-9, 0 the tenth, - and = the next two."""
+            app.ui.selected = table.HAND_KEYS.index(event.data)
+            app.clamp()
 
     @kb.add("left", filter=hand_focus)
     def _left(event: KeyPressEvent) -> None:
-        """Select the card to the left."""
+        """Select the card to the left (the attack card chosen with ↑↓ stays chosen)."""
         app.ui.selected -= 1
-        app.ui.target = None
         app.clamp()
 
     @kb.add("right", filter=hand_focus)
@@ -105,7 +130,6 @@ def _table_keys(app: DurakApp) -> KeyBindings:
         v = app.view()
         if v is not None and app.ui.selected < len(v.hand) - 1:
             app.ui.selected += 1
-            app.ui.target = None
 
     @kb.add("left", filter=picking)
     def _cursor_left(event: KeyPressEvent) -> None:

@@ -152,6 +152,7 @@ def _enum(kind: Any) -> tuple[Any, ...]:
 
 
 FIELDS: tuple[Field, ...] = (
+    Field("name", ("",)),  # the table's name: Enter on it types one ("": "Anna's table")
     Field("seats", (2, 3, 4, 5, 6)),
     Field("bots", (1, 0, 2, 3, 4, 5)),
     Field("variant", _enum(Variant)),
@@ -172,7 +173,7 @@ FIELDS: tuple[Field, ...] = (
     Field("bot_level", ("normal", "strong", "random")),  # BOT_LEVELS (issue 14)
     Field("pin", (False, True)),  # a random 4-digit PIN, shown on the host's screen
 )
-TABLE_FIELDS = frozenset({"seats", "bots", "pin", "bot_level"})
+TABLE_FIELDS = frozenset({"name", "seats", "bots", "pin", "bot_level"})
 """The form's fields that are not rules (section O) but the table's."""
 assert {f.key for f in FIELDS} - TABLE_FIELDS == set(OPTION_NAMES)
 
@@ -181,13 +182,21 @@ class HostForm:
     """Every option of rules.md section O with its default; the impossible combinations
     explained by `Rules` and `Rules.check_seats` themselves."""
 
-    def __init__(self) -> None:
-        self.index = 0
+    def __init__(self, default_name: str = "") -> None:
+        self.index = 1  # seats: the name row is above it, ↑ reaches it
         self.values: dict[str, Any] = {f.key: f.values[0] for f in FIELDS}
         self.values["seats"] = 3
+        self.default_name = default_name
+        """The table's name when none is typed ("Anna's table")."""
+
+    @property
+    def table_name(self) -> str:
+        return str(self.values["name"]) or self.default_name
 
     def cycle(self, step: int) -> None:
         f = FIELDS[self.index]
+        if f.key == "name":
+            return  # typed, not cycled
         i = f.values.index(self.values[f.key])
         self.values[f.key] = f.values[(i + step) % len(f.values)]
 
@@ -211,21 +220,84 @@ class HostForm:
         out: StyleAndTextTuples = []
         for i, f in enumerate(FIELDS):
             value = self.values[f.key]
-            shown = _("default") if f.key == "hand_size" and value == 0 else _value(value)
+            shown = _("default") if f.key == "hand_size" and value == 0 else _value(value, f.key)
+            if f.key == "name":
+                shown = value or self.default_name
+                style = "class:lobby-selected" if i == self.index else "class:field"
+                mark = "▶" if i == self.index else " "
+                out.append((style, pad(f"{mark} {_('table name')}", 24)))
+                out.append(("class:field-value", f"  {shown}"))
+                if i == self.index:
+                    out.append(("class:dim", "   " + _("(Enter types a new one)")))
+                out.append(("", "\n"))
+                continue
             style = "class:lobby-selected" if i == self.index else "class:field"
             mark = "▶" if i == self.index else " "
-            out.append((style, pad(f"{mark} {f.key.replace('_', ' ')}", 24)))
+            out.append((style, pad(f"{mark} {_label(f.key)}", 24)))
             out.append(("class:field-value", f" ‹ {shown} ›"))
             out.append(("", "\n"))
         return out
 
 
-def _value(v: Any) -> str:
+# The form's words in the player's language: each field's name, and the values of the
+# fields whose values are words (the option values of rules.md section O).
+FIELD_LABELS: dict[str, Callable[[], str]] = {
+    "seats": lambda: _("seats"),
+    "bots": lambda: _("bots"),
+    "variant": lambda: _("variant"),
+    "deck": lambda: _("deck"),
+    "hand_size": lambda: _("hand size"),
+    "teams": lambda: _("teams"),
+    "throw_in": lambda: _("throw in"),
+    "throw_in_order": lambda: _("throw in order"),
+    "first_bout_five": lambda: _("first bout five"),
+    "trump_show": lambda: _("trump show"),
+    "transfer_first_bout": lambda: _("transfer first bout"),
+    "cheating": lambda: _("cheating"),
+    "japanese": lambda: _("japanese"),
+    "tie": lambda: _("tie rule"),
+    "next_first_attack": lambda: _("next first attack"),
+    "duren_leads": lambda: _("duren leads"),
+    "partial_defence": lambda: _("partial defence"),
+    "bot_level": lambda: _("bot level"),
+    "pin": lambda: _("pin"),
+}
+VALUE_WORDS: dict[str, Callable[[], str]] = {
+    "podkidnoy": lambda: _("podkidnoy"),
+    "perevodnoy": lambda: _("perevodnoy"),
+    "duren": lambda: _("Dureń"),
+    "none": lambda: _("none"),
+    "2v2": lambda: "2v2",
+    "3v3": lambda: "3v3",
+    "pairs": lambda: _("pairs"),
+    "teams=pairs": lambda: _("three pairs"),
+    "all": lambda: _("all"),
+    "neighbours": lambda: _("neighbours"),
+    "free": lambda: _("free"),
+    "first_word": lambda: _("first word"),
+    "draw": lambda: _("draw"),
+    "last_defender_loses": lambda: _("last defender loses"),
+    "at_durak": lambda: _("at the durak"),
+    "from_durak": lambda: _("from the durak"),
+    "odd": lambda: _("odd"),
+    "normal": lambda: _("normal"),
+    "strong": lambda: _("strong"),
+    "random": lambda: _("random"),
+}
+
+
+def _label(key: str) -> str:
+    label = FIELD_LABELS.get(key)
+    return label() if label is not None else key.replace("_", " ")
+
+
+def _value(v: Any, key: str = "") -> str:
     if v is True:
         return _("yes")
     if v is False:
         return _("no")
-    return str(v)
+    word = VALUE_WORDS.get(f"{key}={v}") or VALUE_WORDS.get(v) if isinstance(v, str) else None
+    return word() if word is not None else str(v)
 
 
 class Lobby:
@@ -248,7 +320,7 @@ class Lobby:
         self.screen = "lobby"
         self.selected = 0
         self.message = ""
-        self.form = HostForm()
+        self.form = HostForm(_("{name}'s table").format(name=name))
         self.app: DurakApp | None = None
         self._containers: dict[str, AnyContainer] = {}
         self._task: asyncio.Task[None] | None = None
@@ -258,6 +330,9 @@ class Lobby:
         self.name_input = TextArea(multiline=False, prompt="  ", accept_handler=self._name)
         self.pin_input = TextArea(
             multiline=False, prompt="  PIN  ", password=True, accept_handler=self._pin
+        )
+        self.table_name_input = TextArea(
+            multiline=False, prompt="  ", accept_handler=self._table_name
         )
         self._pin_for: tuple[Any, str] | None = None
         """The table the PIN screen asks for: its address and its name."""
@@ -299,6 +374,7 @@ class Lobby:
             ("address", self.address),
             ("name", self.name_input),
             ("pin", self.pin_input),
+            ("table_name", self.table_name_input),
         ):
             head = Window(FormattedTextControl(app.text(self._input_text)), height=3)
             self._containers[screen] = app.frame(
@@ -310,9 +386,12 @@ class Lobby:
         self.screen = screen
         app = self.app
         assert app is not None
-        field = {"address": self.address, "name": self.name_input, "pin": self.pin_input}.get(
-            screen
-        )
+        field = {
+            "address": self.address,
+            "name": self.name_input,
+            "pin": self.pin_input,
+            "table_name": self.table_name_input,
+        }.get(screen)
         if field is not None:
             app.application.layout.focus(field)
 
@@ -391,6 +470,8 @@ class Lobby:
             if self.message:
                 out += [("", "\n"), ("class:status-error", "  " + self.message)]
             return out
+        elif self.screen == "table_name":
+            text = _("The table's name, as the friends' lobbies list it. Enter keeps it, Esc back.")
         else:
             text = _("Your name at the table. Enter keeps it, Esc back.")
         return [("", "\n"), ("class:heading", "  " + text)]
@@ -505,7 +586,7 @@ class Lobby:
                     self._say(str(e))
                     return
                 options = HostOptions(
-                    name=_("{name}'s table").format(name=self.name),
+                    name=self.form.table_name,
                     seats=seats,
                     rules=rules,
                     bots=bots,
@@ -532,10 +613,16 @@ class Lobby:
 
         self._spawn(go())
 
+    def _table_name(self, buffer: Any) -> bool:
+        self.form.values["name"] = settings.clean_name(self.table_name_input.text)
+        self.show("host")
+        return False
+
     def _name(self, buffer: Any) -> bool:
         name = settings.clean_name(self.name_input.text)
         if name:
             self.name = name
+            self.form.default_name = _("{name}'s table").format(name=name)
             settings.save(name=name)
         self.show("lobby")
         return False
@@ -563,7 +650,9 @@ class Lobby:
         lobby = Condition(lambda: self.app is not None and self.app.screen == "lobby")
         host = Condition(lambda: self.app is not None and self.app.screen == "host")
         typing = Condition(
-            lambda: self.app is not None and self.app.screen in ("address", "name", "pin")
+            lambda: (
+                self.app is not None and self.app.screen in ("address", "name", "pin", "table_name")
+            )
         )
 
         @kb.add("up", filter=lobby)
@@ -652,7 +741,12 @@ class Lobby:
 
         @kb.add("enter", filter=host)
         def _f_host(event: KeyPressEvent) -> None:
-            """Host the table."""
+            """Host the table (on the name row: type the table's name)."""
+            if FIELDS[self.form.index].key == "name":
+                text = str(self.form.values["name"]) or self.form.default_name
+                self.table_name_input.buffer.document = Document(text, len(text))
+                self.show("table_name")
+                return
             self.host()
 
         @kb.add("b", filter=host)
@@ -664,8 +758,8 @@ class Lobby:
 
         @kb.add("escape", filter=host | typing, eager=True)
         def _back(event: KeyPressEvent) -> None:
-            """Back to the lobby."""
-            self.show("lobby")
+            """Back to the lobby (from the table's name: back to the form)."""
+            self.show("host" if self.screen == "table_name" else "lobby")
             self.message = ""
 
         return kb

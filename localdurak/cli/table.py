@@ -7,7 +7,7 @@ given width; the application (`localdurak.cli.app`) holds the state they read (`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -32,6 +32,10 @@ from localdurak.net.api import TableEvent
 CELL = 5
 """Width of one card cell: "10♥" plus spacing."""
 
+HAND_KEYS = "1234567890-="
+"""The keys of the first twelve cards of a hand, in order, shown under them (a long hand's
+eleventh and twelfth cards have keys too, issue 13 item 11)."""
+
 
 @dataclass
 class TableUI:
@@ -48,6 +52,8 @@ class TableUI:
     challenge: bool = False
     """`c` pressed: the next table card picked is challenged (R-S2)."""
     table_cursor: int = 0
+    confirm: str = ""
+    """A question waiting for y/n (leaving the table, issue 13 item 1); "" when none."""
     message: str = ""
     message_error: bool = False
     show_help: bool = False
@@ -168,7 +174,9 @@ def _known(cards: Sequence[Card], width: int, ascii_only: bool) -> StyleAndTextT
 # --- trump, stock, discard ---------------------------------------------------------------
 
 
-def info_line(view: PlayerView, ascii_only: bool = False) -> StyleAndTextTuples:
+def info_line(view: PlayerView, ascii_only: bool = False, width: int = 78) -> StyleAndTextTuples:
+    """Trump, stock and discard; "you are marked" after them, or under them when the line
+    would be cut (at 80 columns, issue 13 item 11)."""
     trump = view.trump
     style = "class:trump-red" if trump.red else "class:trump-black"
     out: StyleAndTextTuples = [("", "  "), ("class:label", _("Trump") + " ")]
@@ -182,7 +190,12 @@ def info_line(view: PlayerView, ascii_only: bool = False) -> StyleAndTextTuples:
     out.append(("class:label", "     " + _("Discard: {n}").format(n=view.discard_count)))
     if view.seat is not None and view.seat in view.marked:
         # R-S3/R-S4: a marked player plays honestly for the rest of the game.
-        out.append(("class:role-marked", "     " + _("you are marked: honest play only")))
+        note = _("you are marked: honest play only")
+        used = sum(get_cwidth(f[1]) for f in out)
+        if used + 5 + get_cwidth(note) <= width:
+            out.append(("class:role-marked", "     " + note))
+        else:
+            out += [("", "\n"), ("class:role-marked", "  " + note)]
     return out
 
 
@@ -280,8 +293,8 @@ def hand(
     ascii_only: bool = False,
     on_click: Click | None = None,
 ) -> StyleAndTextTuples:
-    """Your hand, sorted with trumps last; legal cards bright, the others dim; numbers under
-    the first ten (1-9, 0)."""
+    """Your hand, sorted with trumps last; legal cards bright, the others dim; its keys under
+    the first twelve (1-9, 0, -, =)."""
     cards = view.hand
     if not cards:
         return [("class:dim", "  " + _("(no cards)")), ("", "\n")]
@@ -300,7 +313,7 @@ def hand(
                 style += " class:marked"
             on = i == ui.selected and not ui.focus_table and not ui.challenge
             line.append((style, _boxed(card_text(card, ascii_only), on), *_handler(on_click, i)))
-            num = str((i + 1) % 10) if i < 10 else ""
+            num = HAND_KEYS[i] if i < len(HAND_KEYS) else ""
             if card in ui.marked:
                 # Space marked it for a lead of several (visible without colour too).
                 nums.append(("class:marked-number", pad("•" + num, CELL)))
@@ -321,18 +334,29 @@ def status_line(
     *,
     closing: bool = False,
     ascii_only: bool = False,
+    held: Mapping[int, float] | None = None,
 ) -> StyleAndTextTuples:
     """The ▶ line (two lines when the text is long: a refusal's reason is never cut)."""
     arrow = ">" if ascii_only else "▶"
-    if ui.message:
+    if ui.confirm:
+        style, text = "class:status-error", ui.confirm
+    elif ui.message:
         style = "class:status-error" if ui.message_error else "class:status"
         text = ui.message
     elif ui.challenge:
-        style, text = "class:status", _("Challenge which card? 1-9 or ←→, Enter; Esc cancels.")
+        # A number only points (the trap of issue 13 item 4: it challenged at once, and the
+        # Enter the line asked for then played a hand card).
+        style, text = (
+            "class:status",
+            _("Challenge which card? Point with 1-9 or ←→, Enter challenges; Esc cancels."),
+        )
     elif ui.focus_table:
-        style, text = "class:status", _("Cover which card? 1-6 or ←→, Enter; Tab back.")
+        style, text = (
+            "class:status",
+            _("Cover which card? Point with 1-6 or ←→, Enter covers; Tab back."),
+        )
     else:
-        text = status_text(view, names, closing=closing, ascii_only=ascii_only)
+        text = status_text(view, names, closing=closing, ascii_only=ascii_only, held=held)
         mine = any(a.do is not Do.CHALLENGE for a in view.legal)
         style = "class:status" if mine else "class:status-wait"
     lines = wrap(text, width - 4)
@@ -427,19 +451,26 @@ def key_line(
     elif view.result is not None:
         keys = [("n", _("next game"), 0), ("q", _("leave"), 0), ("?", _("help"), 1)]
     else:
-        keys = [("1-9", _("card"), 1)]
-        if view is not None and view.rules.variant is Variant.DUREN:
-            keys.append(("Space", _("mark"), 3))
+        # The keys for what you may do now stay longest (60×20: "t take" while you defend).
+        may = {a.do for a in view.legal}
+        plays = bool(may & {Do.ATTACK, Do.COVER, Do.TRANSFER, Do.SHOW})
+
+        def now(*kinds: Do) -> int:
+            return 1 if may & set(kinds) else 4
+
+        keys = [("1-9", _("card"), 1 if plays else 5)]
+        if view.rules.variant is Variant.DUREN:
+            keys.append(("Space", _("mark"), 2 if Do.ATTACK in may else 6))
         keys += [
-            ("↑↓", _("target"), 5),
-            ("Enter", _("play"), 1),
-            ("t", _("take"), 2),
-            ("d", _("done/pass"), 2),
+            ("↑↓", _("target"), 3 if len(view.uncovered) > 1 and Do.COVER in may else 7),
+            ("Enter", _("play"), 1 if plays else 5),
+            ("t", _("take"), now(Do.TAKE)),
+            ("d", _("done/pass"), now(Do.PASS)),
         ]
-        if view is not None and view.rules.variant is Variant.PEREVODNOY:
-            keys.append(("p", _("transfer"), 3))
+        if view.rules.variant is Variant.PEREVODNOY:
+            keys.append(("p", _("transfer"), now(Do.TRANSFER)))
         if cheating:
-            keys.append(("c", _("challenge"), 3))
+            keys.append(("c", _("challenge"), 2 if Do.CHALLENGE in may else 6))
         keys += [("?", _("help"), 0), ("q", _("quit"), 0)]
 
     def cost(key: tuple[str, str, int]) -> int:

@@ -3,7 +3,7 @@ glossary.  Everything here goes through gettext (`localdurak.cli.i18n`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from localdurak.cli.i18n import _, ngettext
 from localdurak.game.actions import Action, Do
@@ -181,8 +181,29 @@ def status_text(
     *,
     closing: bool = False,
     ascii_only: bool = False,
+    held: Mapping[int, float] | None = None,
 ) -> str:
-    """The ▶ line: what *you* can do now, or whom the table waits for (ui.md)."""
+    """The ▶ line: what *you* can do now, or whom the table waits for (ui.md); ``held``:
+    the offline seats and the seconds their hold still runs (a countdown after the line)."""
+    text = _status_text(view, names, closing=closing, ascii_only=ascii_only)
+    for seat in waiting_for(view):
+        left = (held or {}).get(seat)
+        if left is not None and seat != view.seat:
+            minutes, seconds = divmod(int(left), 60)
+            text += " " + _("{name} is offline: the seat is held {time} more.").format(
+                name=names[seat], time=f"{minutes}:{seconds:02d}"
+            )
+            break
+    return text
+
+
+def _status_text(
+    view: PlayerView,
+    names: Sequence[str],
+    *,
+    closing: bool = False,
+    ascii_only: bool = False,
+) -> str:
     me = view.seat
     if view.result is not None:
         return _("Game over. n next game · q leave")
@@ -227,7 +248,10 @@ def status_text(
         )
     if me in view.attackers and me not in view.passed and view.count(me) > 0:
         throws = legal_of(view, Do.ATTACK)
-        done = _("d done (Bito)") if me == a else _("d pass")
+        if view.phase == "taking":
+            done = _("d done") if me == a else _("d pass")  # he takes them: no Bito
+        else:
+            done = _("d done (Bito)") if me == a else _("d pass")
         if throws:
             return _("Throw in (Enter) or {done}.").format(done=done)
         if (

@@ -158,6 +158,16 @@ class TableSession(Protocol):
         ...
 
     @property
+    def seat_hold(self) -> float:
+        """Seconds the table keeps this seat for its player after he drops or leaves (0 in an
+        offline game): the client says it before he leaves."""
+        ...
+
+    def hold_left(self, seat: int) -> float | None:
+        """Seconds the table still keeps offline ``seat``'s place; None when unknown."""
+        ...
+
+    @property
     def series(self) -> SeriesScore: ...
 
     @property

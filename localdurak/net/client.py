@@ -206,6 +206,10 @@ class ClientSession:
         self.last_seq: int | None = None
         self.channel: Channel | None = None
         self._changed = asyncio.Event()
+        self._host_hold = 0
+        """The seat hold the host's `Presence` events gave (0: none seen yet)."""
+        self._held_until: dict[int, float] = {}
+        """Offline seats: the loop time their hold runs out (from `Presence`)."""
         self._ahead = False
         """Whether strips of other hands' deals may wait for `SeatGame.verify_ahead`."""
         self._closing = False
@@ -286,6 +290,17 @@ class ClientSession:
     @property
     def offline_seats(self) -> tuple[int, ...]:
         return tuple(sorted(self._away))
+
+    @property
+    def seat_hold(self) -> float:
+        """The host's seat hold as its `Presence` events tell it, else our own patience."""
+        return float(self._host_hold or self.hold)
+
+    def hold_left(self, seat: int) -> float | None:
+        until = self._held_until.get(seat)
+        if until is None or seat not in self._away:
+            return None
+        return max(0.0, until - asyncio.get_running_loop().time())
 
     @property
     def series(self) -> SeriesScore:
@@ -698,6 +713,9 @@ class ClientSession:
                 self._away.discard(m.seat)
             else:
                 self._away.add(m.seat)
+                if m.hold:
+                    self._host_hold = m.hold
+                    self._held_until[m.seat] = asyncio.get_running_loop().time() + m.hold
                 self._events.append(TableEvent(EventKind.SEAT_OFFLINE, seat=m.seat))
             return []
         if isinstance(m, TableClosed):

@@ -125,6 +125,13 @@ class LocalTable:
         return ()
 
     @property
+    def seat_hold(self) -> float:
+        return 0.0
+
+    def hold_left(self, seat: int) -> float | None:
+        return None
+
+    @property
     def series(self) -> SeriesScore:
         return self._series
 

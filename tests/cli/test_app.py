@@ -69,8 +69,16 @@ class Running:
                 return
 
     async def quit(self) -> int:
+        """`q`, and `y` to the question it asks mid-game (issue 13 item 1)."""
         self.app.ui.show_help = False
         self.inp.send_text("q")
+        for _ in range(100):
+            if self.task.done():
+                break
+            if self.app.ui.confirm:
+                self.inp.send_text("y")
+                break
+            await asyncio.sleep(0.02)
         return await asyncio.wait_for(self.task, 5)
 
 
@@ -274,7 +282,8 @@ async def test_refused_action_says_its_rule_in_russian(pipe: PipeInput) -> None:
             r.inp.send_text("t")  # take, when we are not the defender (R-B8)
             text = await r.screen()
             status = next(line for line in text.splitlines() if "▶" in line)
-            assert "Берёт только отбивающийся" in status and "(R-B8)" in status
+            # The rule's sentence, never its id (issue 13 item 11).
+            assert "Берёт только отбивающийся" in status and "R-B8" not in status
             assert "defender" not in status
             await r.quit()
     finally:
@@ -353,7 +362,10 @@ async def test_golden_lobby_screen(pipe: PipeInput) -> None:
     await asyncio.sleep(0.2)
     assert app.session is not None and app.session.view is not None
     assert app.session.names[0] == "Anna"
-    pipe.send_text("q")  # leave the table: back in the lobby
+    pipe.send_text("q")  # leave the table: back in the lobby, once asked (issue 13 item 1)
+    await r.screen()
+    assert "Leave the game? y/n" in await r.screen()
+    pipe.send_text("y")
     for _ in range(50):
         await asyncio.sleep(0.01)
         if app.session is None:
@@ -515,6 +527,10 @@ async def test_R_S2_challenge_by_c_and_a_number(pipe: PipeInput) -> None:
     target = next(a.card for a in session.view.legal if a.do is Do.CHALLENGE)
     assert target is not None
     pipe.send_text(str(on.index(target) + 1))
+    await r.screen()
+    # The number points at the card; Enter challenges it (issue 13 item 4).
+    assert session.acted == [] and r.app.ui.challenge
+    pipe.send_text("\r")
     await r.screen()
     assert session.acted == [Action.challenge(0, target)]
     await r.quit()

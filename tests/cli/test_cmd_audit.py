@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from localdurak.cli.main import main
+from localdurak.protocol.errors import RemoteProtocolError
 from localdurak.protocol.privacy.group import GROUP
 from localdurak.protocol.privacy.messages import Message, Shuffle
 from tests.support.privacy_play import slot_dealt_at, table
@@ -40,7 +41,9 @@ def test_audit_names_the_cheating_seat(tmp_path: Path, capsys: pytest.CaptureFix
 
     bottom = slot_dealt_at(35, 3, 36, seed=4)
     tab = table(3, 36, seed=4, tamper=tamper)
-    tab.start()
+    with pytest.raises(RemoteProtocolError):
+        tab.start()  # refused at once: the proof of shuffle fails
+    tab.queue.clear()
     tab.reveal()
     assert main(["audit", write(tmp_path, tab.record())]) == 1
     out = capsys.readouterr().out
@@ -73,4 +76,4 @@ def test_audit_refuses_a_record_without_privacy(
     # A transcript of the protocol before step 2b (no seeds) is not replayed as this one.
     old = dict(record, privacy={"format": "localdurak-privacy/1", "setup": {}, "log": []})
     assert main(["audit", write(tmp_path, old)]) == 2
-    assert "localdurak-privacy/2" in capsys.readouterr().err
+    assert "localdurak-privacy/3" in capsys.readouterr().err

@@ -112,9 +112,9 @@ def test_placeholders_kept(code: str) -> None:
     """A translation keeps exactly the {names} its message fills in (a lost one would raise
     KeyError on screen or drop a card from the sentence)."""
     for msgid, (plural, forms) in po_entries(code).items():
-        want = sorted(re.findall(r"\{\w*\}", plural or msgid))
+        want = sorted(re.findall(r"\{[^{}]*\}", plural or msgid))
         for form in forms:
-            assert sorted(re.findall(r"\{\w*\}", form)) == want, f"{code}: {msgid!r} → {form!r}"
+            assert sorted(re.findall(r"\{[^{}]*\}", form)) == want, f"{code}: {msgid!r} → {form!r}"
 
 
 @pytest.mark.parametrize("code", LANGUAGES)
@@ -522,3 +522,21 @@ def test_every_engine_refusal_has_a_sentence_in_the_language(code: str) -> None:
     i18n.set_language("en")
     for rule, text in said.items():
         assert text != rule_refusal(rule), f"{code}: {rule} is English"
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+async def test_golden_host_form_in_the_language(
+    code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lobby's `h` form: every field's name and the values shown in the language."""
+    from localdurak.cli.lobby import FIELD_LABELS, _value
+
+    monkeypatch.setenv("LOCALDURAK_HOME", str(tmp_path))
+    i18n.set_language(code)
+    text = await _screen(lobby=Lobby("Anna", NoTables(), bot_delay=0), keys="h")
+    for key, label in FIELD_LABELS.items():
+        assert label() in text, f"{code}: {key} → {label()!r} missing"
+    assert _value("podkidnoy") in text and _value("at_durak") in text
+    for english in ("throw in order", "partial defence", "at_durak", "podkidnoy"):
+        assert english not in text, f"{code}: {english!r} is English"
+    check_golden(golden_name("host_form", code), text)

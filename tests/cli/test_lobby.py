@@ -65,7 +65,15 @@ async def _until(app: DurakApp, text: str, timeout: float = 10.0) -> str:
 
 
 async def _quit(app: DurakApp, pipe: PipeInput, task: asyncio.Task[int]) -> int:
+    """`q`, and `y` to the question it asks mid-game (issue 13 item 1)."""
     pipe.send_text("q")
+    for _ in range(100):
+        if task.done():
+            break
+        if app.ui.confirm:
+            pipe.send_text("y")
+            break
+        await asyncio.sleep(0.02)
     return await asyncio.wait_for(task, 10)
 
 
@@ -335,7 +343,7 @@ async def test_lobby_hosts_a_table_with_a_pin_and_shows_it(pipe: PipeInput) -> N
     await _until(app, "Tables on this network")
     pipe.send_text("h")
     await _until(app, "Host a table")
-    pipe.send_text("\x1b[A")  # up from the first field: the last one, the PIN
+    pipe.send_text("\x1b[A\x1b[A")  # up from seats: the table name, then the last field, the PIN
     pipe.send_text("\x1b[C")  # right: yes
     text = await _until(app, "pin")
     pipe.send_text("\r")

@@ -79,7 +79,9 @@ def test_play_in_a_real_terminal(terminal: tuple[str, Callable[[], str]], tmp_pa
     _wait(capture, "Glossary")
     _tmux("send-keys", "-t", name, "Escape")
     _wait(capture, "▶")
-    _tmux("send-keys", "-t", name, "q")
+    _tmux("send-keys", "-t", name, "q")  # asked first mid-game (issue 13 item 1)
+    _wait(capture, "Leave the game? y/n")
+    _tmux("send-keys", "-t", name, "y")
     screen = _wait(capture, "EXIT=0")
     assert "Traceback" not in screen
     # First screen well under a second on an idle machine; generous here (shared CI cores).
@@ -134,4 +136,6 @@ def test_a_crashed_host_comes_back_with_its_player_at_his_seat(
     assert "Kitchen" in screen and "Traceback" not in screen
     assert hand in screen  # the same hand: the game went on where it was
     _tmux("send-keys", "-t", name, "q")
+    _wait(capture, "Leave and close the table? y/n")
+    _tmux("send-keys", "-t", name, "y")
     assert "Traceback" not in _wait(capture, "EXIT=0")

@@ -135,11 +135,15 @@ def test_host_and_lobby_in_two_namespaces_play_a_bout(
             raise AssertionError("no bout ended; the screens:\n" + "\n".join(screens))
         for s in screens:
             assert "▶" in s
-        _tmux("send-keys", "-t", "guest", "q")  # back to the lobby
+        _tmux("send-keys", "-t", "guest", "q")  # back to the lobby, once asked
+        _wait(guest_screen, "Your seat is held")
+        _tmux("send-keys", "-t", "guest", "y")
         _wait(guest_screen, "Tables on this network")
         _tmux("send-keys", "-t", "guest", "q")
         _wait(guest_screen, "EXIT=0")
         _tmux("send-keys", "-t", "host", "q")
+        _wait(host_screen, "Leave and close the table? y/n")
+        _tmux("send-keys", "-t", "host", "y")
         _wait(host_screen, "EXIT=0")
     finally:
         bot.kill()

@@ -14,7 +14,7 @@ from localdurak.protocol.privacy.audit import audit
 from localdurak.protocol.privacy.messages import Message, Nonce, Seed, Shuffle, Strip
 from localdurak.protocol.privacy.transcript import deal_order, seed_commitment
 from tests.support.privacy_play import order_of, table
-from tests.support.privacy_sim import dealt_deck, unwire
+from tests.support.privacy_sim import dealt_deck
 
 
 def test_step2b_deal_order_is_a_permutation_fixed_by_every_seed_and_the_game_id() -> None:
@@ -113,8 +113,9 @@ def test_step2b_the_audit_checks_every_seed_and_the_order_it_derives() -> None:
 
 def test_step2b_a_shuffler_that_withholds_its_seed_is_still_judged_for_its_shuffle() -> None:
     # A cheater told the order by a colluding host (the host sees the seeds first) might keep
-    # its seed back when the substitution missed its hand: the deal stalls (its seat forfeits,
-    # net layer), nothing is dealt, and the audit still names the substitution.
+    # its seed back when the substitution missed its hand.  With proofs of shuffle it never
+    # gets that far: its stage is refused before any seed is revealed, and the audit names it
+    # from the stage it signed, without any seed or key of its.
     def tamper(sender: int, msg: Message) -> Message:
         if isinstance(msg, Shuffle) and sender == 2:
             deck = list(msg.deck)
@@ -125,15 +126,16 @@ def test_step2b_a_shuffler_that_withholds_its_seed_is_still_judged_for_its_shuff
     tab = table(3, 36, seed=35, tamper=tamper)
     for p in tab.players:
         tab.to_host(p.seat, p.start())
-    while tab.queue:
-        direction, seat, data = tab.queue[0]
-        if direction == "to_host" and seat == 2 and isinstance(unwire(data), Seed):
-            tab.queue.popleft()  # withheld
-            continue
-        tab.step()
+    with pytest.raises(RemoteProtocolError) as e:
+        while tab.queue:
+            tab.step()
+    assert e.value.seat == 2
     assert tab.host.t.final_deck is None
-    assert not any(isinstance(m, Strip) for m in tab.host.t.log)
-    tab.reveal()
+    assert not any(isinstance(m, Seed | Strip) for m in tab.host.t.log)
+    tab.queue.clear()
+    for p in tab.players[:2]:  # the cheater keeps its key too
+        tab.to_host(p.seat, [p.reveal()])
+    tab.run()
     report = audit(tab.record())
-    assert report.guilty == (2,)
-    assert any("shuffle" in f.what for f in report.faults)
+    assert 2 in report.guilty and set(report.guilty) <= {2}
+    assert any("shuffle" in f.what and f.seat == 2 for f in report.faults)

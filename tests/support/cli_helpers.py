@@ -172,11 +172,15 @@ class StaticSession:
         self.series = series or SeriesScore(durak=(0,) * game.seats)
         self.audit = AuditVerdict(AuditStatus.CLEAN)
         self.closing = False
+        self.seat_hold = 120.0
         self.acted: list[Action] = []
 
     @property
     def view(self) -> PlayerView:
         return self.game.view(self.seat)
+
+    def hold_left(self, seat: int) -> float | None:
+        return None
 
     def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
         return lambda: None

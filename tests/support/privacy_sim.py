@@ -21,7 +21,9 @@ from localdurak.protocol.privacy.audit import bout_taker, returned_cards
 from localdurak.protocol.privacy.events import Event
 from localdurak.protocol.privacy.group import GROUP, RandomBytes
 from localdurak.protocol.privacy.messages import Message, Shuffle, message_from_dict
+from localdurak.protocol.privacy.proofs import schnorr_prove
 from localdurak.protocol.privacy.roles import Host, Player
+from localdurak.protocol.privacy.transcript import shuffle_digest
 
 Tap = Callable[[str, int, Message], None]
 """(direction "to_host" | "to_player", seat, message)."""
@@ -33,6 +35,16 @@ def wire(msg: Message) -> bytes:
 
 def unwire(data: bytes) -> Message:
     return message_from_dict(msgpack.unpackb(data, raw=False))
+
+
+def resign_stage(player: Player, stage: Shuffle) -> Shuffle:
+    """``stage`` with ``player``'s valid signature over its input and this output (a cheating
+    client signs what it sends; its proof of shuffle stays what it was)."""
+    ctx = player.t.ctx(
+        player.seat, "shuffle", (), shuffle_digest(player.t.previous_stage(), stage.deck)
+    )
+    sig = schnorr_prove(player._rng, player._k, player.key, ctx)
+    return Shuffle(stage.seat, stage.deck, sig, stage.shuffle_proof)
 
 
 class MemoryTable:
@@ -64,10 +76,10 @@ class MemoryTable:
         for m in msgs:
             if self.tamper is not None:
                 changed = self.tamper(seat, m)
-                if changed is not m and isinstance(changed, Shuffle):
-                    # A cheating client signs the stage it really sends.
-                    p = self.players[seat]
-                    changed = p._signed_shuffle(p.t.previous_stage(), changed.deck)
+                if changed is not m and isinstance(changed, Shuffle) and changed.proof == m.proof:
+                    # A cheating client signs the stage it really sends; it cannot prove it a
+                    # shuffle, so it sends whatever proof of shuffle the tamper left.
+                    changed = resign_stage(self.players[seat], changed)
                 if changed is not m:
                     # A cheating client: its own software knows what it really sent.
                     self.players[seat]._sent.append(changed)

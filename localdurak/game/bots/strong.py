@@ -35,6 +35,7 @@ from localdurak.game.bots.normal import NormalBot
 from localdurak.game.cards import CARDS, RANK_MASK, Card, cards_of, deck_mask, lowest_rank
 from localdurak.game.endgame import LOSS
 from localdurak.game.engine import Game
+from localdurak.game.outcome import Phase
 from localdurak.game.rules import Rules, Variant
 from localdurak.game.view import PlayerView
 
@@ -375,7 +376,7 @@ class _Sampler:
         g._rank_cards = ranks
         g._passed = hand_mask(v.passed)
         g._taking = v.phase == "taking"
-        g.phase = v.phase
+        g.phase = Phase(v.phase)
         g._attackers = hand_mask(v.attackers)
         return g
 

@@ -4,8 +4,9 @@
 made live (every proof, the schedule), then uses the revealed keys to check what no proof
 could check during the game:
 
-* each seat's shuffle: deck_j must be a permutation of k_j·deck_{j−1} (a substituted or
-  duplicated card names the shuffler);
+* each seat's shuffle is judged by its own proof of shuffle in the replay (so a withheld key
+  hides nothing); in a record of format /2, which has no such proofs, by the keys: deck_j must
+  be a permutation of k_j·deck_{j−1} (a substituted or duplicated card names the shuffler);
 * every position decodes to a card of the deck, and the record's ``"deck"`` (if any) is that
   deck;
 * every "not me" claim of R-F1 (lowest trump) and so every "I hold no trump": the claimed card
@@ -45,10 +46,11 @@ from .messages import (
 )
 from .proofs import dleq_verify, schnorr_verify
 from .record import (
-    FORMAT_2,
+    WITHOUT_IDENTITY,
     Identity,
     TranscriptError,
     identity_from_dict,
+    is_legacy,
     transcript_from_dict,
 )
 from .schedule import Setup
@@ -133,8 +135,8 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
         )
     else:
         unchecked.append(
-            f"who played: a {FORMAT_2} record carries no identity signatures, so its names, "
-            "its signed setup and whether a signed step is missing cannot be checked"
+            f"who played: {WITHOUT_IDENTITY} (an older record, or one that lost them) cannot "
+            "show it, nor its names, its signed setup, or that no signed step is missing"
         )
     for r in refused:
         # The host alone writes "refused", and refused messages were never relayed, so nothing
@@ -151,6 +153,8 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
         )
 
     t = Transcript(setup)
+    t.legacy_shuffles = is_legacy(record["privacy"])
+    t.keep_evidence = False
     t.audit_keys = _revealed_inverses(log)
     stopped = False
     for i, msg in enumerate(log):
@@ -244,9 +248,10 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
             )
         return report(None, {"messages": len(log)})
 
-    # Shuffles: deck_j = π_j(k_j · deck_{j-1}) as sets.
+    # Shuffles: each stage's proof of shuffle was checked by the replay.  A /2 record has none:
+    # deck_j = π_j(k_j · deck_{j-1}) as sets.
     prev = t.deck_points
-    for j, deck in enumerate(t.decks):
+    for j, deck in enumerate(t.decks if t.legacy_shuffles else ()):
         try:
             layered = {GROUP.mul(keys[j], p) for p in prev}
         except InvalidPoint:

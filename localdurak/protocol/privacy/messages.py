@@ -31,6 +31,8 @@ class _Message:
     BYTES_LISTS: ClassVar[frozenset[str]] = frozenset()
     """Fields holding a list of bytes."""
     INT_LISTS: ClassVar[frozenset[str]] = frozenset()
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset()
+    """Fields an older record may lack (their default applies)."""
 
     seat: int
 
@@ -84,13 +86,18 @@ class Commit(_Message):
 class Shuffle(_Message):
     """Step 2: deck_j = π_j(k_j·deck_{j−1}), the seat's shuffle stage, with a Schnorr signature
     over its input and output stages (so the host can neither forge a stage nor feed a
-    shuffler another input than the one in the log)."""
+    shuffler another input than the one in the log, and a stage is evidence against the seat
+    that signed it) and its proof of shuffle (privacy/shuffle.py: the stage is a permutation of
+    its input under the committed key)."""
 
     KIND: ClassVar[str] = "shuffle"
-    BYTES: ClassVar[frozenset[str]] = frozenset({"proof"})
+    BYTES: ClassVar[frozenset[str]] = frozenset({"proof", "shuffle_proof"})
     BYTES_LISTS: ClassVar[frozenset[str]] = frozenset({"deck"})
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"shuffle_proof"})
     deck: tuple[bytes, ...]
     proof: bytes = b""
+    shuffle_proof: bytes = b""
+    """Empty only in a record of format /2, before proofs of shuffle (the audit says so)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,10 +273,10 @@ def message_from_dict(d: Any, *, hexed: bool = False) -> Message:
     if cls is None:
         raise MessageError(f"unknown message kind {d.get('kind')!r}")
     names = [f.name for f in fields(cls)]
-    missing = [n for n in names if n not in d]
+    missing = [n for n in names if n not in d and n not in cls.OPTIONAL]
     if missing:
         raise MessageError(f"{cls.KIND} message lacks {', '.join(missing)}")
-    kwargs = {n: _convert(cls, n, d[n], hexed) for n in names}
+    kwargs = {n: _convert(cls, n, d[n], hexed) for n in names if n in d}
     return cls(**kwargs)  # type: ignore[return-value]
 
 

@@ -2,7 +2,7 @@
 ``"privacy"``, that other readers ignore).  Plain dicts in and out; JSON-safe (bytes as hex).
 
     "privacy": {
-      "format": "localdurak-privacy/3",
+      "format": "localdurak-privacy/4",
       "setup": {"seats": 3, "deck": 36, "hand": 6, "dealer": 2, "japanese": false,
                 "lowest_trump": true, "rules": {...}},
       "log": [ every message the host accepted, in its order, as Message.to_json() ],
@@ -15,12 +15,13 @@
       }
     }
 
-``identity`` (/3) binds the transcript to the people who played: the game as the host
+``identity`` (/4) binds the transcript to the people who played: the game as the host
 announced it (`GameStarted`), each seat's device identity key, and every signed step the host
 accepted — its seat, its counter ``n``, its signature, and the positions in ``log`` of the
 privacy messages it carried (its body is those messages' ``to_dict()``) — plus the counters
-of the steps the host refused, which explain the gaps.  A /2 transcript (no ``identity``) is
-still read: its audit says what it cannot check.
+of the steps the host refused, which explain the gaps.  A transcript without it is still read,
+and its audit says what it cannot check: a /3 one (what the privacy `Host` alone keeps, as the
+in-memory tests do) or a /2 one (no proofs of shuffle either).
 """
 
 from __future__ import annotations
@@ -32,12 +33,23 @@ from typing import Any
 from .messages import Message, MessageError, message_from_json
 from .schedule import ScheduleError, Setup
 
-FORMAT = "localdurak-privacy/3"
-"""/3: the identity section (who played, their signatures, the signed setup)."""
-FORMAT_2 = "localdurak-privacy/2"
-"""/2: the transcript alone (step 2b: seeds committed in the nonces, the deal order); a /1
-transcript deals from the last shuffle stage as it stands and cannot be replayed."""
-FORMATS = (FORMAT, FORMAT_2)
+FORMAT = "localdurak-privacy/4"
+"""/4: a /3 transcript with its identity section (who played, their signatures, the signed
+setup): what the host writes."""
+FORMAT_3 = "localdurak-privacy/3"
+"""/3: every shuffle stage carries its proof of shuffle (privacy/shuffle.py), no identity
+section: what the privacy `Host` alone keeps (`transcript_to_dict`)."""
+LEGACY_FORMATS = frozenset({"localdurak-privacy/2"})
+"""/2: step 2b (seeds committed in the nonces, the deal order), stages without proofs — still
+read, its shuffles judged with the revealed keys (`is_legacy`).  A /1 transcript deals from the
+last shuffle stage as it stands and cannot be replayed by this protocol."""
+FORMATS = frozenset({FORMAT, FORMAT_3}) | LEGACY_FORMATS
+WITHOUT_IDENTITY = "a transcript without identity signatures"
+
+
+def is_legacy(d: Any) -> bool:
+    """Whether a ``"privacy"`` value is of a format before proofs of shuffle."""
+    return isinstance(d, Mapping) and d.get("format") in LEGACY_FORMATS
 
 
 class TranscriptError(ValueError):
@@ -74,9 +86,9 @@ class Identity:
 def transcript_to_dict(
     setup: Setup, log: Sequence[Message], refused: Sequence[Mapping[str, Any]] = ()
 ) -> dict[str, Any]:
-    """The transcript alone (/2): what the privacy `Host` keeps; `with_identity` makes it /3."""
+    """The transcript alone (/3): what the privacy `Host` keeps; `with_identity` makes it /4."""
     return {
-        "format": FORMAT_2,
+        "format": FORMAT_3,
         "setup": setup.to_dict(),
         "log": [m.to_json() for m in log],
         "refused": [dict(r) for r in refused],
@@ -96,7 +108,7 @@ def with_identity(
     steps: Sequence[Mapping[str, Any]],
     refused: Sequence[tuple[int, int]],
 ) -> dict[str, Any]:
-    """A /2 transcript with its ``identity`` section: a /3 one."""
+    """A /3 transcript with its ``identity`` section: a /4 one."""
     return {
         **transcript,
         "format": FORMAT,
@@ -126,7 +138,9 @@ def with_identity(
 def transcript_from_dict(d: Any) -> tuple[Setup, list[Message], list[dict[str, Any]]]:
     """(setup, accepted messages, refused attempts) from a record's ``"privacy"`` value."""
     if not isinstance(d, Mapping) or d.get("format") not in FORMATS:
-        raise TranscriptError(f"the privacy transcript is not {FORMAT} (or {FORMAT_2})")
+        raise TranscriptError(
+            f"the privacy transcript is not {FORMAT} (nor {FORMAT_3} or localdurak-privacy/2)"
+        )
     try:
         setup = Setup.from_dict(d["setup"])
         log = [message_from_json(m) for m in d["log"]]
@@ -155,8 +169,8 @@ def _hex(v: Any, what: str, size: int | None = None) -> bytes:
 
 
 def identity_from_dict(d: Any) -> Identity | None:
-    """The ``identity`` section of a record's ``"privacy"`` value; None for a /2 transcript.
-    A /3 transcript without a well-formed one raises `TranscriptError`."""
+    """The ``identity`` section of a record's ``"privacy"`` value; None for a /3 or /2
+    transcript.  A /4 transcript without a well-formed one raises `TranscriptError`."""
     if not isinstance(d, Mapping) or d.get("format") != FORMAT:
         return None
     raw = d.get("identity")

@@ -48,6 +48,7 @@ from .messages import (
 from .proofs import batch_dleq_prove, dleq_prove, schnorr_prove
 from .record import transcript_to_dict
 from .schedule import PUBLIC, Chunk, Setup
+from .shuffle import shuffle_prove
 from .transcript import (
     SEED_BYTES,
     Transcript,
@@ -207,7 +208,12 @@ class Player:
                 raise RemoteProtocolError(
                     None, "the host returned cards to hands that our own engine did not (R-S3)"
                 )
-        chunk = self.t.accept(msg, verify=not own, signed=signed, defer=defer)
+        # The stage before ours: we prove our own stage first and check this one after sending
+        # it (`verify_shuffles`), so the checks of stage j overlap the making of stage j+1.
+        next_ours = isinstance(msg, Shuffle) and msg.seat == self.seat - 1
+        chunk = self.t.accept(
+            msg, verify=not own, signed=signed, defer=defer, defer_shuffle=next_ours
+        )
         out: list[Message] = []
         if isinstance(msg, Nonce):
             if self.t.game_id is not None:
@@ -220,10 +226,13 @@ class Player:
             if self.t.all_committed() and self.seat == 0:
                 out.append(self._shuffle(self.t.deck_points))
         elif isinstance(msg, Shuffle):
-            if msg.seat == self.seat - 1:
+            if next_ours:
                 out.append(self._shuffle(msg.deck))
+            else:
+                self.t.verify_shuffles()  # the stage we deferred, and this one
             if self.t.shuffled is not None:
-                # Step 2b: every stage is fixed, our seed may be known now.
+                # Step 2b: every stage is fixed and proven, our seed may be known now.
+                self.t.verify_shuffles()
                 out.append(Seed(self.seat, self._seed))
         elif isinstance(msg, Seed):
             if self.t.final_deck is not None:
@@ -279,14 +288,23 @@ class Player:
         except InvalidPoint as e:
             raise RemoteProtocolError(prev if prev >= 0 else None, str(e)) from None
         # Fisher–Yates with our random source; 8 random bytes per draw keeps the bias < 2^-56.
+        # perm[i] is the input position stage slot i holds.
+        perm = list(range(len(layered)))
         for i in range(len(layered) - 1, 0, -1):
             j = int.from_bytes(self._rng(8), "little") % (i + 1)
             layered[i], layered[j] = layered[j], layered[i]
-        return self._signed_shuffle(deck, tuple(layered))
+            perm[i], perm[j] = perm[j], perm[i]
+        return self._signed_shuffle(deck, tuple(layered), perm)
 
-    def _signed_shuffle(self, before: Sequence[Point], after: tuple[Point, ...]) -> Shuffle:
+    def _signed_shuffle(
+        self, before: Sequence[Point], after: tuple[Point, ...], perm: Sequence[int]
+    ) -> Shuffle:
         ctx = self.t.ctx(self.seat, "shuffle", (), shuffle_digest(before, after))
-        return Shuffle(self.seat, after, schnorr_prove(self._rng, self._k, self.key, ctx))
+        signature = schnorr_prove(self._rng, self._k, self.key, ctx)
+        proof = shuffle_prove(
+            self._rng, self._k, self.key, before, after, perm, self.t.shuffle_ctx(self.seat)
+        )
+        return Shuffle(self.seat, after, signature, proof)
 
     def _begin_batch(self, batch: int) -> list[Message]:
         out: list[Message] = []
@@ -400,6 +418,7 @@ class Host:
             # The host's own seat runs on the same machine: a proof either of them has checked
             # (against the same relayed values) is not checked twice.
             self.t.verified = own_seat.t.verified
+            self.t.shuffles_verified = own_seat.t.shuffles_verified
         self.refused: list[dict[str, Any]] = []
         self._pending: list[tuple[Chunk, int] | tuple[None, int]] = []
         self._held: list[Message] = []
@@ -426,7 +445,7 @@ class Host:
     def _receive(self, msg: Message) -> list[Outgoing]:
         t = self.t
         rank_before = (t.rf1_step, t.first_attacker)
-        chunk = t.accept(msg)
+        chunk = t.accept(msg, defer_shuffle=self.defer)
         if isinstance(msg, Nonce | Commit | Seed | KeyReveal | Answer):
             self._held.append(msg)
             done = (
@@ -485,8 +504,8 @@ class Host:
         return len(self._pending)
 
     def verify_pending(self, limit: int | None = None) -> None:
-        """Verify what was relayed unverified: strip proofs, and each shuffle's points
-        (explicitly, so a bad point is pinned on its shuffler before it is dealt).  At most
+        """Verify what was relayed unverified: strip proofs, and each shuffle's proof of
+        shuffle (so a bad stage is pinned on its shuffler before anything is dealt).  At most
         ``limit`` steps (all by default), so that a host can do it between commands."""
         t = self.t
         done = 0
@@ -495,8 +514,7 @@ class Host:
             chunk, d = self._pending.pop(0)
             try:
                 if chunk is None:
-                    for p in t.decks[d]:
-                        GROUP.check(p, f"a card of seat {d}'s shuffled deck")
+                    t.verify_shuffle(d)  # its proof; it validates every point of the stage
                 else:
                     t.verify_stage(chunk, d)
                     if (

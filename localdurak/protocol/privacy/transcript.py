@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NoReturn
 
 from ...game.cards import CARDS, Card, Suit, deck_cards
 from ..errors import LocalProtocolError, RemoteProtocolError
@@ -42,6 +42,7 @@ from .proofs import (
     schnorr_verify,
 )
 from .schedule import JAPANESE_TRUMP, PUBLIC, Chunk, Schedule, ScheduleError, Setup
+from .shuffle import shuffle_verify
 
 NONCE_BYTES = 32
 SEED_BYTES = 32
@@ -139,6 +140,11 @@ class Transcript:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         state.setdefault("deferred_plays", [])  # saved by a version that deferred nothing
+        # Saved by a version before proofs of shuffle: its stages were checked as they came.
+        state.setdefault("shuffle_proofs", [b""] * len(state.get("decks", ())))
+        state.setdefault("shuffles_verified", set(range(len(state.get("decks", ())))))
+        state.setdefault("legacy_shuffles", False)
+        state.setdefault("keep_evidence", True)
         self.__dict__.update(state)
 
     def __init__(self, setup: Setup) -> None:
@@ -153,6 +159,15 @@ class Transcript:
         self.keys: list[Point | None] = [None] * n
         self.decks: list[tuple[Point, ...]] = []
         """Every shuffle stage, in seat order."""
+        self.shuffle_proofs: list[bytes] = []
+        """Each stage's proof of shuffle (privacy/shuffle.py)."""
+        self.shuffles_verified: set[int] = set()
+        """The stages whose proof of shuffle is checked (or that are our own)."""
+        self.keep_evidence = True
+        """Keep a signed stage whose proof of shuffle fails in the log (the record), as the
+        evidence against its seat; the audit, which replays that log, does not."""
+        self.legacy_shuffles = False
+        """A record of format /2 (no proofs of shuffle): the audit judges stages by the keys."""
         self.seeds: list[bytes | None] = [None] * n
         self.order: tuple[int, ...] | None = None
         """`deal_order` of the revealed seeds: dealt position p is shuffled position order[p]."""
@@ -235,7 +250,13 @@ class Transcript:
     # --- accepting messages -------------------------------------------------------------
 
     def accept(
-        self, msg: Message, *, verify: bool = True, signed: bool = False, defer: bool = False
+        self,
+        msg: Message,
+        *,
+        verify: bool = True,
+        signed: bool = False,
+        defer: bool = False,
+        defer_shuffle: bool = False,
     ) -> Chunk | None:
         """Check ``msg`` against the game so far and record it.  Returns the chunk a Strip
         advanced.  ``verify`` False skips proofs (a seat's own messages).
@@ -250,7 +271,11 @@ class Transcript:
         ``defer``: the proof that a played or shown card was dealt to its player at that
         position waits in `deferred_plays` for `verify_deferred` (a player checks it once the
         table is quiet, right after showing the play; the host, which refuses a bad play to
-        its sender, never defers)."""
+        its sender, never defers).
+
+        ``defer_shuffle``: a shuffle stage's proof of shuffle waits for `verify_shuffles` (the
+        next shuffler proves its own stage first, then checks this one while the stages after
+        it are made; nothing is dealt before every stage is checked, see `_seed`)."""
         if not 0 <= msg.seat < self.n:
             raise RemoteProtocolError(None, f"a message from seat {msg.seat}, not at the table")
         chunk: Chunk | None = None
@@ -260,7 +285,7 @@ class Transcript:
             elif isinstance(msg, Commit):
                 self._commit(msg, verify)
             elif isinstance(msg, Shuffle):
-                self._shuffle(msg, verify)
+                self._shuffle(msg, verify, defer_shuffle)
             elif isinstance(msg, Seed):
                 self._seed(msg)
             elif isinstance(msg, Refill):
@@ -308,7 +333,7 @@ class Transcript:
         """The stage the next shuffler starts from: the last one, or the canonical deck."""
         return self.decks[-1] if self.decks else self.deck_points
 
-    def _shuffle(self, msg: Shuffle, verify: bool) -> None:
+    def _shuffle(self, msg: Shuffle, verify: bool, defer: bool = False) -> None:
         j = len(self.decks)
         if not self.all_committed():
             raise RemoteProtocolError(msg.seat, "shuffled before every key was committed")
@@ -318,21 +343,73 @@ class Transcript:
             raise RemoteProtocolError(
                 msg.seat, f"its shuffled deck has {len(msg.deck)} cards, not {self.setup.deck_size}"
             )
-        if len(set(msg.deck)) != len(msg.deck):
-            raise RemoteProtocolError(msg.seat, "its shuffled deck holds a card twice")
         if any(len(p) != 32 for p in msg.deck):
             raise RemoteProtocolError(msg.seat, "its shuffled deck holds something not a point")
         # Signed by its shuffler over the input in our transcript and its output: a stage the
         # host forged, or one made from another input than ours (the host equivocating), is
-        # refused here instead of pinning a substitution on an honest shuffler at the audit.
+        # refused here instead of pinning a substitution on an honest shuffler; and a signed
+        # stage whose proof of shuffle fails is evidence against the seat that signed it.
         ctx = self.ctx(msg.seat, "shuffle", (), shuffle_digest(self.previous_stage(), msg.deck))
         if verify and not schnorr_verify(self.key_of(msg.seat), msg.proof, ctx):
             raise RemoteProtocolError(
                 msg.seat, "its shuffle is not signed by its key over the deck it was given"
             )
-        # Validity of each point: checked by the next multiplication (noclamp refuses anything
-        # outside the prime-order group), and by the host explicitly (Host._check_deck).
         self.decks.append(msg.deck)
+        self.shuffle_proofs.append(msg.shuffle_proof)
+        if len(set(msg.deck)) != len(msg.deck):
+            self._refuse_stage(
+                msg, j, RemoteProtocolError(msg.seat, "its shuffled deck holds a card twice")
+            )
+        if not verify or self.legacy_shuffles:
+            self.shuffles_verified.add(j)  # our own stage; or the audit judges it by the keys
+        elif not defer:
+            self._verify_shuffle_logged(msg, j)
+
+    def _verify_shuffle_logged(self, msg: Shuffle, j: int) -> None:
+        try:
+            self.verify_shuffle(j)
+        except RemoteProtocolError as e:
+            self._refuse_stage(msg, j, e)
+
+    def _refuse_stage(self, msg: Shuffle, j: int, e: RemoteProtocolError) -> NoReturn:
+        """Refuse stage ``j``, which its seat signed: it leaves the stages as they were, but
+        stays in the log as the evidence that names its seat (the audit replays it and names
+        the same seat); the game stops here."""
+        del self.decks[j:], self.shuffle_proofs[j:]
+        if self.keep_evidence:
+            self.log.append(msg)
+        raise e
+
+    def verify_shuffle(self, j: int) -> None:
+        """Check stage ``j``'s proof of shuffle (privacy/shuffle.py) against the stage before
+        it and seat j's committed key; `RemoteProtocolError` names seat j if it fails.  The
+        points of the stage are validated on the way (each goes through a multiplication)."""
+        if j in self.shuffles_verified:
+            return
+        before = self.decks[j - 1] if j else self.deck_points
+        ok = shuffle_verify(
+            self.key_of(j), before, self.decks[j], self.shuffle_proofs[j], self.shuffle_ctx(j)
+        )
+        if not ok:
+            raise RemoteProtocolError(
+                j,
+                "its shuffle stage is not a permutation of the deck it received under its "
+                "committed key (the proof of shuffle fails)",
+            )
+        self.shuffles_verified.add(j)
+
+    def shuffle_ctx(self, j: int) -> Context:
+        """What stage j's proof of shuffle is bound to: the game, seat j, stage j (the
+        statement adds the key and both decks)."""
+        return self.ctx(j, f"shuffle/{j}")
+
+    def unverified_shuffles(self) -> list[int]:
+        return [j for j in range(len(self.decks)) if j not in self.shuffles_verified]
+
+    def verify_shuffles(self) -> None:
+        """Check every stage not checked yet, in order (the first bad one is named)."""
+        for j in self.unverified_shuffles():
+            self.verify_shuffle(j)
 
     def _seed(self, msg: Seed) -> None:
         nonce = self.nonces[msg.seat]
@@ -350,6 +427,9 @@ class Transcript:
         seeds = [x for x in self.seeds if x is not None]
         if len(seeds) == self.n:
             assert self.game_id is not None
+            # Nothing is dealt from a stage that is not proven (a seat verifies them all
+            # before revealing its seed; the host, before relaying the seeds).
+            self.verify_shuffles()
             self.order = deal_order(self.game_id, seeds, self.setup.deck_size)
             stage = self.decks[-1]
             self.dealt = tuple(stage[i] for i in self.order)
