@@ -138,6 +138,9 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
             f"who played: {WITHOUT_IDENTITY} (an older record, or one that lost them) cannot "
             "show it, nor its names, its signed setup, or that no signed step is missing"
         )
+    # The record shown altered (its setup, names or signed steps): the replay of its actions
+    # can no longer prove that a seat played out of turn.
+    altered = bool(faults)
     for r in refused:
         # The host alone writes "refused", and refused messages were never relayed, so nothing
         # here proves who sent them (a host could name anybody): listed, but not a verdict on
@@ -317,7 +320,19 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
     if record.get("actions"):
         faults += _check_signed(record["actions"], signed)
         if cards is not None:
-            faults += _check_actions(record, setup, t, cards, unchecked)
+            replayed = _check_actions(record, setup, t, cards, unchecked)
+            if altered:
+                replayed = [
+                    AuditFault(
+                        None,
+                        f"{f.what} — in a record shown altered above: nothing shows seat "
+                        f"{f.seat} did it",
+                    )
+                    if f.seat is not None
+                    else f
+                    for f in replayed
+                ]
+            faults += replayed
     elif signed and require_actions:
         # Deleting the actions must not skip the rules: the seats signed these moves.
         faults.append(
