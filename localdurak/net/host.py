@@ -922,7 +922,13 @@ class TableHost:
             return None  # a reconnecting client sent it again: already relayed
         if self._hold_back(g, seat, cmd, peer):
             raise _HeldBack()
-        acc = g.receive(seat, cmd)
+        try:
+            acc = g.receive(seat, cmd)
+        except RemoteProtocolError:
+            # The gap it leaves in the seat's counters, explained in the record even after a
+            # restart (which rebuilds the game from the relayed steps alone).
+            self.store.journal_line(journal_append("privacy_refused", [seat, cmd.n]))
+            raise
         first: int | None = None
         for m in g.accepted_log[self._logged :]:
             self.store.journal_line(journal_append("privacy_log", m.to_json()))

@@ -736,8 +736,16 @@ def _check_identity(
                 f"first: message {unsigned[0]}, in seat {m.seat}'s name)",
             )
         )
+    claimed = list(ident.refused)
+    journal = record.get("privacy_refused")  # a journal not yet made a record lists them apart
+    if isinstance(journal, list):
+        claimed += [
+            (r[0], r[1])
+            for r in journal
+            if isinstance(r, list) and len(r) == 2 and all(type(x) is int for x in r)
+        ]
     for seat, (name, ns) in enumerate(zip(ident.names, used, strict=True)):
-        refused = {r for s, r in ident.refused if s == seat}
+        refused = {r for s, r in claimed if s == seat}
         every = ns | refused
         if not every:
             continue

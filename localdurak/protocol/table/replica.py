@@ -708,25 +708,34 @@ class HostGame:
 
     def receive(self, seat: int, cmd: Privacy) -> Accepted:
         """Accept seat ``seat``'s signed step or raise the `ProtocolError` to send back."""
-        if cmd.game != self.started.game:
-            raise BadMessage("a privacy step for another game")
-        verify_action(
-            self.started.keys[seat],
-            cmd.sig,
-            game=self.bound,
-            seat=seat,
-            n=cmd.n,
-            kind=cmd.step,
-            body=cmd.body,
-        )
-        # The counter before anything else: a replayed command is refused as a replay.
-        self.counters.check(seat, cmd.n)
-        self.counters.advance(seat, cmd.n)
         try:
+            if cmd.game != self.started.game:
+                raise BadMessage("a privacy step for another game")
+            verify_action(
+                self.started.keys[seat],
+                cmd.sig,
+                game=self.bound,
+                seat=seat,
+                n=cmd.n,
+                kind=cmd.step,
+                body=cmd.body,
+            )
+            # The counter before anything else: a replayed command is refused as a replay.
+            self.counters.check(seat, cmd.n)
+            self.counters.advance(seat, cmd.n)
             return self._receive(seat, cmd)
         except BaseException:
-            self.refused_steps.append((seat, cmd.n))
+            self.refuse(seat, cmd.n)
             raise
+
+    def refuse(self, seat: int, n: int) -> None:
+        """Note that seat ``seat``'s command ``n`` was refused: the record explains the gap it
+        leaves in the seat's counters (the host's word, `with_identity`)."""
+        steps = getattr(self, "refused_steps", None)
+        if steps is None:  # a game saved before the record carried refusals
+            steps = self.refused_steps = []
+        if (seat, n) not in steps and (seat, n) not in self.received:
+            steps.append((seat, n))
 
     def _receive(self, seat: int, cmd: Privacy) -> Accepted:
         msgs = decode_body(cmd.body, seat)
