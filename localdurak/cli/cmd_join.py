@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import getpass
 import json
 import os
 import random
+import signal
 import sys
 from typing import Any
 
@@ -209,14 +211,43 @@ async def _play(identity: Any, name: str, address: Address, args: argparse.Names
     _print(
         {"event": "joined", "seat": session.my_seat, "address": f"{address.host}:{address.port}"}
     )
-    bot = asyncio.create_task(play_as_bot(session, args.level, delay=args.delay, on_event=_print))
+    told = [0]
+
+    def said(event: dict[str, Any]) -> None:
+        if event.get("event") == "game_over":
+            told[0] += 1
+        _print(event)
+
+    bot = asyncio.create_task(play_as_bot(session, args.level, delay=args.delay, on_event=said))
+    # SIGINT/SIGTERM: leave for now, the seat saved (a restart the same way takes it back).
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    running = asyncio.create_task(session.run_until_closed())
+    stopping = asyncio.create_task(stop.wait())
     try:
-        await session.run_until_closed()
+        await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        if stop.is_set() and not running.done():
+            session.save()
+            await session.close()
+            print(
+                "localdurak join: stopped; the seat is saved: start again the same way to "
+                "take it back",
+                file=sys.stderr,
+            )
+            return 0
+        await running
     except (RemoteProtocolError, ConnectionError) as e:
         print(f"localdurak join: {e}", file=sys.stderr)
         return 1
     finally:
+        stopping.cancel()
         bot.cancel()
+        # The last game's end, when the table closed before the bot's loop saw it.
+        for r in session.results[told[0] :]:
+            said({"event": "game_over", "result": r.result.to_dict(), "score": list(r.score)})
         _flush_timing()
     _print({"event": "closed", "reason": session.closed_reason})
     return 0

@@ -63,7 +63,11 @@ def run(args: argparse.Namespace) -> int:
             with open(args.record, "rb") as f:
                 data = f.read()
     except OSError as e:
-        print(f"localdurak replay: cannot read {args.record}: {e.strerror}", file=sys.stderr)
+        print(
+            "localdurak replay: "
+            + _("cannot read {path}: {reason}").format(path=args.record, reason=e.strerror),
+            file=sys.stderr,
+        )
         return 2
     try:
         if record_file.is_journal(data):
@@ -72,7 +76,11 @@ def run(args: argparse.Namespace) -> int:
             record = parse_record(data)
         start_game(record)  # the engine's own checks of the deal
     except RecordError as e:
-        print(f"localdurak replay: {args.record} is not a valid record: {e}", file=sys.stderr)
+        print(
+            "localdurak replay: "
+            + _("{path} is not a valid record: {reason}").format(path=args.record, reason=e),
+            file=sys.stderr,
+        )
         return 2
     if args.json:
         out = replay(record)

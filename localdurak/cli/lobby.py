@@ -211,7 +211,9 @@ class HostForm:
         try:
             self.rules()
         except RulesError as e:
-            return str(e)
+            from localdurak.cli.words import rules_error_text
+
+            return rules_error_text(e)
         if self.values["bots"] > self.values["seats"] - 1:
             return _("At most {n} bots: you take a seat too.").format(n=self.values["seats"] - 1)
         return ""

@@ -35,6 +35,7 @@ from localdurak.game.cards import (
     SUIT_MASK,
     Card,
     Suit,
+    beat_masks,
     cards_of,
     deck_cards,
     deck_mask,
@@ -110,21 +111,6 @@ _deck_mask: Final = cache(deck_mask)
 @cache
 def _deck_set(deck_size: int) -> frozenset[Card]:
     return frozenset(deck_cards(deck_size))
-
-
-@cache
-def _beat_masks(trump: Suit, japanese: bool) -> tuple[int, ...]:
-    """R-B5: for each card, the set of cards that cover it."""
-    out = []
-    for a in range(52):
-        suit = a // 13
-        higher = SUIT_MASK[suit] & ~((2 << a) - 1)  # same suit, higher rank
-        m = higher
-        if suit != trump and not (japanese and suit == Suit.SPADES):
-            # Any trump beats a non-trump; Japanese: a spade only by a higher spade (R-B5).
-            m |= SUIT_MASK[trump]
-        out.append(m)
-    return tuple(out)
 
 
 # The bout's state before a card-playing action, for the rollback of R-S3.
@@ -212,7 +198,7 @@ class Game:
         self._transfers = rules.variant is Variant.PEREVODNOY
         self._free_order = rules.throw_in_order is ThrowInOrder.FREE
         self._cheating = rules.cheating
-        self._beats = _beat_masks(trump, rules.japanese)
+        self._beats = beat_masks(trump, rules.japanese)
         self._deck_mask = _deck_mask(rules.deck)
         self._team, self._team_masks, self._opponents = _seat_layout(rules.teams, seats)
         self._clockwise = _clockwise(seats)

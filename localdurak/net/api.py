@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol, runtime_checkable
 
-from localdurak.game.actions import Action, GameResult
+from localdurak.game.actions import Action, Do, GameResult
+from localdurak.game.outcome import BoutEnded, Marked, Opened, Out, Outcome, Returned, first
 from localdurak.game.view import PlayerView
 
 
@@ -81,6 +82,32 @@ class TableEvent:
     marked: int | None = None
     result: GameResult | None = None
     game: int = 0
+
+
+def table_events(action: Action, outcome: Outcome) -> list[TableEvent]:
+    """The table's log for one applied action, from what it caused (`Game.apply`'s outcome,
+    the only source): the action, or the challenge with whether it caught a cheat (R-S3) and
+    whom it marked; then the bout's end, bito or took, and every seat that went out.  The
+    game's end is logged by the caller (`GAME_OVER` with the game's number)."""
+    if action.do is Do.CHALLENGE:
+        marked = first(outcome, Marked)
+        entry = TableEvent(
+            EventKind.CHALLENGE,
+            action.seat,
+            action,
+            caught=first(outcome, Returned) is not None,
+            marked=None if marked is None else marked.seat,
+        )
+    else:
+        opens = first(outcome, Opened) is not None
+        entry = TableEvent(EventKind.ACTION, action.seat, action, opens=opens)
+    out = [entry]
+    for e in outcome:
+        if isinstance(e, BoutEnded):
+            out.append(TableEvent(EventKind.TOOK if e.taken else EventKind.BITO, e.defender))
+        elif isinstance(e, Out):
+            out.append(TableEvent(EventKind.OUT, e.seat))
+    return out
 
 
 class AuditStatus(StrEnum):
