@@ -358,8 +358,8 @@ _RULE_REFUSALS = {
     "R-P5": lambda: _("In Dureń the defender covers every card, or takes."),
     "R-S1": lambda: _("That card is not in the hand."),
     "R-S2": lambda: _("Challenge only another player's card that lies on the table."),
-    "R-S3": lambda: _("You were caught or marked: honest play only."),
-    "R-S4": lambda: _("You found that card honest already."),
+    "R-S3": lambda: _("A caught or marked player plays honestly only."),
+    "R-S4": lambda: _("That card was found honest already."),
     "R-T2": lambda: _("Partners do not play against each other."),
 }
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
+import json
 import logging
 import os
 import random
@@ -364,6 +365,8 @@ class TableHost:
         self._reveal_timer: asyncio.TimerHandle | None = None
         self._logged = 0
         """How many of the game's accepted steps are in its journal."""
+        self._refused: list[tuple[int, int]] = []
+        """The game's refused steps (seat, n) its journal lists (records.md)."""
         self._releasing = False
         self._held = 0
         """Actions waiting for the challenge window (R-S5)."""
@@ -934,6 +937,7 @@ class TableHost:
         self.store.new_game(self.events)
         self.game = HostGame(started)
         self._logged = 0
+        self._refused = []
         self.on_event(
             {"event": "game_started", "game": self.game_number, "journal": str(self.journal_path)}
         )
@@ -963,7 +967,14 @@ class TableHost:
             return None  # a reconnecting client sent it again: already relayed
         if self._hold_back(g, seat, cmd, peer):
             raise _HeldBack()
-        acc = g.receive(seat, cmd)
+        try:
+            acc = g.receive(seat, cmd)
+        except RemoteProtocolError:
+            # The gap it leaves in the seat's counters, explained in the record even after a
+            # restart (which rebuilds the game from the relayed steps alone).
+            self._refused.append((seat, cmd.n))
+            self.store.journal_line(journal_append("privacy_refused", [seat, cmd.n]))
+            raise
         first: int | None = None
         for m in g.accepted_log[self._logged :]:
             self.store.journal_line(journal_append("privacy_log", m.to_json()))
@@ -1092,6 +1103,7 @@ class TableHost:
         """The game's whole journal from memory (after a crash or disk trouble)."""
         lines = [self._journal_header(g.started)]
         lines += [journal_append("privacy_log", m.to_json()) for m in g.accepted_log]
+        lines += [journal_append("privacy_refused", [seat, n]) for seat, n in self._refused]
         if g.game is not None:
             lines += [journal_action(a) for a in g.game.log]
         if self._ending is not None:
@@ -1322,6 +1334,11 @@ class TableHost:
         g = self.game
         if g is None or self.journal_path is None:
             return
+        # The refused steps are in no event: the old journal's list is kept (records.md).
+        self._refused = []
+        for seat, n in refused_in_journal(self.journal_path):
+            g.refuse(seat, n)
+            self._refused.append((seat, n))
         self.store.rewrite_journal(self._game_lines(g))
         self._logged = len(g.accepted_log)
 
@@ -1438,3 +1455,22 @@ def resume_table(
         host.journal_path = Path(state["journal"])
     host.rewrite_journal()
     return host
+
+
+def refused_in_journal(path: Path) -> list[tuple[int, int]]:
+    """The ``privacy_refused`` entries of a journal (a line cut by a crash is skipped)."""
+    out: list[tuple[int, int]] = []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return out
+    for line in text.splitlines():
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue
+        appended = obj.get("append") if isinstance(obj, dict) else None
+        item = appended.get("privacy_refused") if isinstance(appended, dict) else None
+        if isinstance(item, list) and len(item) == 2 and all(type(x) is int for x in item):
+            out.append((item[0], item[1]))
+    return out

@@ -600,3 +600,39 @@ def test_command_line_refusals_in_the_language(code: str, tmp_path: Path) -> Non
         assert "Traceback" not in done.stderr
         fixed = max(re.split(r"\{[^{}]*\}", want), key=len).strip()
         assert fixed in done.stderr, f"{code} {args}: {done.stderr!r} lacks {fixed!r}"
+
+
+REPLAY_ENGLISH = ["Trump:", "Dealt:", "Bout ", "attacks", "covers", "Refill", "Result:", "Why:"]
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+@pytest.mark.parametrize(
+    "record", ["hand-cheating-challenges", "perevodnoy-3p-trump-show", "pogony", "teams-2v2"]
+)
+def test_replay_tells_the_game_in_the_language(code: str, record: str, tmp_path: Path) -> None:
+    """`localdurak --lang X replay RECORD`: the account of the game in X — the header, every
+    action, the refills, a refused action and its reason, the result."""
+    from tests.support.procs import env_for, localdurak
+
+    path = ROOT / "tests" / "golden" / f"{record}.record.json"
+    done = subprocess.run(
+        localdurak("--lang", code, "replay", str(path)),
+        env=env_for(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    english = subprocess.run(
+        localdurak("--lang", "en", "replay", str(path)),
+        env=env_for(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == english.returncode and not done.stderr, done.stderr
+    assert len(done.stdout.splitlines()) == len(english.stdout.splitlines())
+    for word in REPLAY_ENGLISH:
+        if word in english.stdout:
+            assert word not in done.stdout, f"{code} {record}: {word!r} left in English"
+    i18n.set_language(code)
+    assert _("Dealt:") in done.stdout

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 import msgpack
 
 from localdurak.game.actions import Action, Do, GameResult
-from localdurak.game.cards import Card, Suit
+from localdurak.game.cards import Card, beats
 from localdurak.game.engine import Game
 from localdurak.game.rules import Rules
 from localdurak.protocol.privacy.events import Event
@@ -157,12 +157,6 @@ class MemoryTable:
         }
 
 
-def beats(cover: Card, attack: Card, trump: Suit) -> bool:
-    if cover.suit == attack.suit:
-        return cover.rank > attack.rank
-    return cover.suit == trump
-
-
 def play_scripted_game(tab: MemoryTable, max_bouts: int = 300) -> int:
     """A simple game of Durak through the protocol, to the end; returns the number of bouts.
 
@@ -197,7 +191,9 @@ def play_scripted_game(tab: MemoryTable, max_bouts: int = 300) -> int:
             defender = (defender + 1) % n
         attack = min(cards(attacker), key=order)
         tab.play(attacker, attack, {"do": "attack", "cards": [str(attack)]})
-        covers = sorted((c for c in cards(defender) if beats(c, attack, trump)), key=order)
+        covers = sorted(
+            (c for c in cards(defender) if beats(c, attack, trump, tab.setup.japanese)), key=order
+        )
         if covers:
             tab.play(
                 defender, covers[0], {"do": "cover", "card": str(covers[0]), "on": str(attack)}
