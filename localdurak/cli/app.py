@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import shlex
+import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -339,7 +340,23 @@ class DurakApp:
             in (ConnectionState.RECONNECTING, ConnectionState.PAUSED, ConnectionState.CLOSED)
             or bool(s.offline_seats)
             or s.problem is not None
+            or self._clock_text() is not None
         )
+
+    def _clock_text(self) -> str | None:
+        """The move clock's countdown in its last 15 s (issue 11 item 5; the application
+        redraws every second)."""
+        s = self.session
+        clock = s.move_clock if s is not None else None
+        now = time.monotonic()
+        if clock is None or not clock.shown(now):
+            return None
+        n = int(clock.left(now) + 0.999)
+        if clock.seat == s.seat:  # type: ignore[union-attr]
+            return _("You have {n} s to move").format(n=n)
+        names = s.names  # type: ignore[union-attr]
+        name = names[clock.seat] if 0 <= clock.seat < len(names) else "?"
+        return _("{name} has {n} s to move").format(name=name, n=n)
 
     def _banner_text(self) -> StyleAndTextTuples:
         s = self.session
@@ -352,6 +369,8 @@ class DurakApp:
             text = _("The table is closed. q to leave.")
         elif s.problem is not None:
             text = s.problem  # the host's own words (a full or read-only disk)
+        elif (clock := self._clock_text()) is not None:
+            text = clock
         else:
             text = _("Waiting for {names} to reconnect…").format(
                 names=join_names(s.offline_seats, s.names, s.seat)

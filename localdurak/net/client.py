@@ -81,6 +81,7 @@ from localdurak.protocol.messages import (
     AddBot,
     BotLevel,
     Bye,
+    Clock,
     Closing,
     Error,
     GameOver,
@@ -562,6 +563,11 @@ class ClientSession:
                     alive.cancel()
                     if incoming is not None:
                         incoming.cancel()
+                    # The lost connection is marked closed first: a command issued meanwhile
+                    # (a bot acting) is refused at once instead of waiting on it for ever
+                    # for an answer nobody will send (seen after a host's pause).
+                    with contextlib.suppress(Exception):
+                        await ch.abort()
                     # Commands on the lost connection get no answer: their steps stay pending
                     # and go again after the reconnect.
                     for f in self._waiters.values():
@@ -783,6 +789,12 @@ class ClientSession:
                     self._host_hold = m.hold
                     self._held_until[m.seat] = asyncio.get_running_loop().time() + m.hold
                 self._events.append(TableEvent(EventKind.SEAT_OFFLINE, seat=m.seat))
+            return []
+        if isinstance(m, Clock):
+            self._clock = (
+                None if m.seat is None else MoveClock(m.seat, time.monotonic() + m.seconds)
+            )
+            self._notify()
             return []
         if isinstance(m, Notice):
             self.host_problem = m.problem or None

@@ -43,6 +43,7 @@ from typing import Any
 
 from localdurak.game.actions import Do, GameResult
 from localdurak.game.engine import Game
+from localdurak.game.outcome import Phase as EnginePhase
 from localdurak.game.rules import Rules, RulesError
 from localdurak.net.discovery import Advertiser, TableAd, TableStatus
 from localdurak.net.host_bots import BotSeat, HostBots
@@ -85,6 +86,7 @@ from localdurak.protocol.messages import (
     Auth,
     Authed,
     Bye,
+    Clock,
     Closing,
     Error,
     GameOver,
@@ -122,6 +124,9 @@ log = logging.getLogger(__name__)
 
 HOLD_SECONDS = 120.0
 """How long a dropped player's seat is held before he forfeits."""
+MOVE_TIME = 60.0
+"""The move clock's default (``--move-time``): past it the seat the table waits for forfeits
+as a dropped player does after the hold."""
 CHALLENGE_WINDOW = 2.0
 """R-S5: seconds an action that closes a bout waits for challenges in cheating mode."""
 REVEAL_TIMEOUT = 10.0
@@ -293,6 +298,8 @@ class HostOptions:
     pin: str | None = None
     advertise: bool = True
     hold: float = HOLD_SECONDS
+    move_time: float = MOVE_TIME
+    """Issue 11 item 5: seconds the seat the table waits for has to act (0: no clock)."""
     challenge_window: float = CHALLENGE_WINDOW
     bot_delay: float = 0.0
     """Seconds a bot waits before it acts (0 for headless games)."""
@@ -367,6 +374,8 @@ class TableHost:
         """How many of the game's accepted steps are in its journal."""
         self._refused: list[tuple[int, int]] = []
         """The game's refused steps (seat, n) its journal lists (records.md)."""
+        self._clock_timer: asyncio.TimerHandle | None = None
+        self._clock_for: tuple[int, tuple[Any, ...]] | None = None
         self._releasing = False
         self._held = 0
         """Actions waiting for the challenge window (R-S5)."""
@@ -440,6 +449,7 @@ class TableHost:
             for seat, slot in enumerate(self.seats):
                 if slot.kind is SeatKind.HUMAN and slot.peer is None:
                     self._hold(seat)
+            self._update_clock()  # counted afresh from the host's return
         self._maybe_start()
 
     async def run(self) -> None:
@@ -481,11 +491,16 @@ class TableHost:
         await self._finish_record()
         if not self._go(Go.PAUSE):
             return
+        if self.server is not None:
+            # No one connects again before the host is back: a client that came back to a
+            # pausing host was refused its steps and fell out of step with the table.
+            self.server.close()
         for slot in self.seats:
             if slot.forfeit_timer is not None:
                 slot.forfeit_timer.cancel()
                 slot.forfeit_timer = None
         self._cancel_reveal_timer()
+        self._stop_clock()
         self._save_state()
         bye = Bye(reason=PAUSED_TEXT, paused=True)
         peers = [s.peer for s in self.seats if s.peer is not None]
@@ -682,6 +697,8 @@ class TableHost:
                 self.bots.think(self._held)
 
     async def _dispatch(self, item: Item) -> None:
+        if self.phase is Phase.PAUSED and isinstance(item, Received | FromBot):
+            return  # unanswered: the sender keeps it and sends it again to the resumed host
         match item:
             case Received(peer, message):
                 await self._from_peer(peer, message)
@@ -985,6 +1002,7 @@ class TableHost:
             ev = c.relayed(self._next_seq(), s)
             first = first if first is not None else ev.seq
             self._emit(ev)
+        self._update_clock()
         if self.phase is Phase.FORFEITED:
             assert self._ending is not None
             revealed = g.privacy.t.revealed
@@ -1052,14 +1070,74 @@ class TableHost:
 
     # --- the end of a game: result or forfeit → keys → record → GameOver ------------------
 
-    def _forfeit(self, seat: int) -> None:
-        """The seat's hold ran out: it is the durak and the game ends (privacy.md "When a
-        player drops out"); the others reveal their keys (GameOver tells them) so the audit
-        checks what it can, and the record follows when they are in (or `REVEAL_TIMEOUT`)."""
+    # --- the move clock (issue 11 item 5) -------------------------------------------------
+
+    def _waited_for(self) -> tuple[int, tuple[Any, ...]] | None:
+        """The seat the table waits for, and the state it waits in (public information):
+        the attacker at an empty table, the defender with a card to cover, else the first
+        attacker who has not passed; None before the deal is done or after the result."""
+        g = self.game
+        game = g.game if g is not None else None
+        if self.phase is not Phase.PLAYING or game is None or game.result is not None:
+            return None
+        table = game.table
+        state = (game.bout_number, tuple(table), tuple(game.passed), game.phase, game.defender)
+        if not table:
+            seat = game.attacker
+        elif any(d is None for _, d in table) and game.phase is not EnginePhase.TAKING:
+            seat = game.defender
+        else:
+            seat = next(
+                (
+                    s
+                    for s in game.attackers
+                    if s not in game.passed and s != game.defender and s not in game.out
+                ),
+                None,
+            )
+        return None if seat is None else (seat, state)
+
+    def _update_clock(self) -> None:
+        """Start the clock when the seat waited for or the state it waits in changed; tell
+        every screen (a `Clock` event)."""
+        if self.o.move_time <= 0 or self.store.replaying:
+            return
+        waited = self._waited_for()
+        if waited == self._clock_for:
+            return
+        if self._clock_timer is not None:
+            self._clock_timer.cancel()
+            self._clock_timer = None
+        self._clock_for = waited
+        if waited is None:
+            return
+        seat = waited[0]
+        self._clock_timer = self._post_later(self.o.move_time, lambda: self._clock_out(waited))
+        self._emit(Clock(seq=self._next_seq(), seat=seat, seconds=round(self.o.move_time)))
+
+    def _stop_clock(self) -> None:
+        if self._clock_timer is not None:
+            self._clock_timer.cancel()
+            self._clock_timer = None
+        self._clock_for = None
+
+    def _clock_out(self, waited: tuple[int, tuple[Any, ...]]) -> None:
+        if self._clock_for != waited or self._waited_for() != waited:
+            return  # it acted meanwhile
+        seat = waited[0]
+        self.on_event({"event": "move_time", "seat": seat, "seconds": self.o.move_time})
+        self._forfeit(seat, on_clock=True)
+
+    def _forfeit(self, seat: int, *, on_clock: bool = False) -> None:
+        """The seat's hold ran out (or its move time, ``on_clock``): it is the durak and the
+        game ends (privacy.md "When a player drops out"); the others reveal their keys
+        (GameOver tells them) so the audit checks what it can, and the record follows when
+        they are in (or `REVEAL_TIMEOUT`)."""
         slot = self.seats[seat]
         g = self.game
-        if slot.away_since is None or g is None or not self._go(Go.FORFEIT):
+        if (slot.away_since is None and not on_clock) or g is None or not self._go(Go.FORFEIT):
             return
+        self._stop_clock()
         self.on_event({"event": "forfeit", "seat": seat})
         self._cancel_reveal_timer()
         self.score[seat] += 1
@@ -1076,6 +1154,7 @@ class TableHost:
         was = self.phase
         if g is None or not self._go(Go.RECORD):
             return
+        self._stop_clock()
         self._cancel_reveal_timer()
         if was is not Phase.FORFEITED:
             game = g.game
@@ -1400,6 +1479,7 @@ class TableHost:
                 "pin": self.o.pin,
                 "bot_level": self.o.bot_level,
                 "hold": self.o.hold,
+                "move_time": self.o.move_time,
                 "advertise": self.o.advertise,
                 "challenge_window": self.o.challenge_window,
                 "bot_delay": self.o.bot_delay,
@@ -1433,6 +1513,7 @@ def resume_table(
         port=state["port"],
         pin=state["pin"],
         hold=state.get("hold", HOLD_SECONDS),
+        move_time=state.get("move_time", MOVE_TIME),
         challenge_window=state.get("challenge_window", CHALLENGE_WINDOW),
         bot_delay=state.get("bot_delay", 0.0),
         advertise=state.get("advertise", True),

@@ -665,6 +665,21 @@ class Notice(Message):
     problem: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class Clock(Message):
+    """The move clock (``--move-time``): the table waits for ``seat``, which has ``seconds``
+    to act before it forfeits (as a dropped player after the hold); ``seat`` None: no clock
+    runs now."""
+
+    TYPE = "clock"
+    SENDER = Role.HOST
+    KIND = Kind.EVENT
+    SCHEMA = schema({"seq": SEQ, "seat": Opt(SEAT), "seconds": Int(0, 86400)})
+    seq: int
+    seat: int | None = None
+    seconds: int = 0
+
+
 MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
     cls.TYPE: cls
     for cls in (
@@ -693,6 +708,7 @@ MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
         GameOver,
         TableClosed,
         Notice,
+        Clock,
     )
 }
 
