@@ -72,7 +72,7 @@ class StrongBot:
     name = "strong"
 
     # The share of the budget the search plans to use (the rest is slack for a loaded machine).
-    BUDGET_SHARE: Final = 0.8
+    BUDGET_SHARE: Final = 0.65
     # A playout stops after this many actions (a cycle of takes); it then counts as a draw.
     PLAYOUT_CAP: Final = 600
     # The heuristic's own answer is preferred unless another is this much better (in the
@@ -110,6 +110,7 @@ class StrongBot:
         self.normal = NormalBot(rng)
         self.normal.NOTICE_RATE = 1.0  # a program reads every card on the table (R-S5)
         self.seen = _Seen()
+        self._start = 0.0
         self.last_simulations = 0
         """Playouts the last decision ran (for tests and benchmarks)."""
         self.searches = 0
@@ -141,6 +142,7 @@ class StrongBot:
 
     def choose(self, view: PlayerView) -> Action | None:
         v = view
+        self._start = self.clock() if self.clock is not None else 0.0
         self._observe(v)
         self.normal.mem.solved = None
         h = self.normal.choose(v)
@@ -181,7 +183,7 @@ class StrongBot:
         if sampler is None:
             return default
         clock = self.clock
-        start = clock() if clock is not None else 0.0
+        start = self._start  # the budget counts from the call (normal's answer included)
         budget = self.budget_ms / 1000 * self.BUDGET_SHARE
         k = len(cands)
         # vals[i][r]: candidate i's playout value in round r's world (None: not played).
