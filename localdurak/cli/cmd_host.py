@@ -239,14 +239,19 @@ async def _resume_and_play(identity: Any, args: argparse.Namespace) -> int:
 
 
 async def _play_hosted(hosting: Any, session: Any, ascii_only: bool) -> int:
-    """The host's own player at his table until he leaves it; leaving closes the table."""
-    from localdurak.cli.app import DurakApp
+    """The host's own player at his table until he leaves it; leaving pauses a game to come
+    back to (the command that resumes it is printed) and closes any other table."""
+    from localdurak.cli.app import DurakApp, paused_text
 
+    app = DurakApp(session=session, hosting=hosting, ascii_only=ascii_only)
     try:
-        return await DurakApp(session=session, hosting=hosting, ascii_only=ascii_only).run_async()
+        return await app.run_async()
     finally:
         await session.close()
-        _said_paused(await hosting.stop("the host left"))
+        journal = app.paused_journal
+        if app.hosting is not None:  # not left by q: the hosted table is still up
+            journal = await hosting.stop("the host left")
+        print("localdurak host: " + paused_text(journal), file=sys.stderr)
 
 
 def _said_paused(journal: Path | None) -> None:

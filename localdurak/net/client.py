@@ -42,11 +42,16 @@ from localdurak.net.api import (
     AuditVerdict,
     ConnectionState,
     EventKind,
+    LobbySeat,
+    LobbyView,
+    SeatKind,
     SeriesScore,
+    TableError,
     TableEvent,
     table_events,
 )
 from localdurak.net.identity import Identity, data_dir
+from localdurak.net.identity import pairing_code as code_of
 from localdurak.net.table_store import fsync_paths, write_atomic
 from localdurak.net.transport import (
     Channel,
@@ -167,6 +172,10 @@ class ClientSession:
         self.last_seq: int | None = None
         self.channel: Channel | None = None
         self._changed = asyncio.Event()
+        self._view_cache: PlayerView | None = None
+        self._view_key: tuple[int, int] | None = None
+        self._changes = 0
+        """Counts `_notify` calls: the cached view is rebuilt after each."""
         self._host_hold = 0
         """The seat hold the host's `Presence` events gave (0: none seen yet)."""
         self._held_until: dict[int, float] = {}
@@ -214,7 +223,16 @@ class ClientSession:
 
     @property
     def view(self) -> PlayerView | None:
-        return None if self.game is None else self.game.view()
+        """The seat's view with its legal actions, built once per change: the screen reads
+        it many times a frame (issue 12).  A change is what the session tells its listeners
+        (`_notify`, after every message applied) or a new game."""
+        g = self.game
+        if g is None:
+            return None
+        key = (id(g), self._changes)
+        if self._view_key != key:
+            self._view_cache, self._view_key = g.view(), key
+        return self._view_cache
 
     @property
     def seat(self) -> int:
@@ -304,7 +322,76 @@ class ClientSession:
     async def async_leave(self) -> None:
         await self.close()
 
+    # --- the port's lobby (api.TableSession): the protocol's errors become TableError -------
+
+    @property
+    def lobby_view(self) -> LobbyView | None:
+        lobby = self.lobby
+        if lobby is None:
+            return None
+        mine = self.identity.public_key
+        # At the host's own seat the peer is ourselves: each guest's code is shown there.
+        at_host = self.channel is not None and self.channel.peer_key == mine
+        seats = tuple(
+            LobbySeat(
+                SeatKind(s.kind.value),
+                s.name,
+                s.ready,
+                s.connected,
+                code_of(mine, s.key)
+                if at_host and s.kind.value == "human" and s.key and s.key != mine
+                else "",
+            )
+            for s in lobby.seats
+        )
+        return LobbyView(lobby.table, lobby.rules, seats, lobby.games, lobby.owner)
+
+    @property
+    def pairing_code(self) -> str:
+        peer = None if self.channel is None else self.channel.peer_key
+        mine = self.identity.public_key
+        return "" if peer is None or peer == mine else code_of(mine, peer)
+
+    async def async_join(self, *, ready: bool = False) -> None:
+        """Connect (and say ready when ``ready``: the headless forms); `TableError` with
+        the reason when the table refuses us or cannot be reached (the session closed)."""
+        try:
+            await self.start()
+            if ready:
+                await self.set_ready(True)
+        except BaseException as e:
+            with contextlib.suppress(Exception):
+                await self.close()
+            if isinstance(e, (ProtocolError, ConnectionError, OSError, TimeoutError)):
+                reason = str(e) or type(e).__name__
+                raise TableError(reason, pin_wanted=isinstance(e, BadPin)) from None
+            raise
+
+    async def async_run(self) -> None:
+        """Keep the seat until the table closes; `TableError` with the reason when the
+        session fails."""
+        try:
+            await self.run_until_closed()
+        except (ProtocolError, ConnectionError) as e:
+            raise TableError(str(e) or type(e).__name__) from None
+
+    async def async_ready(self, ready: bool = True) -> None:
+        await self._port(self.set_ready(ready))
+
+    async def async_add_bot(self, level: str = "normal") -> None:
+        await self._port(self.add_bot(level))
+
+    async def async_remove_bot(self, seat: int) -> None:
+        await self._port(self.remove_bot(seat))
+
+    async def _port(self, command: Awaitable[None]) -> None:
+        try:
+            await command
+        except (ProtocolError, ConnectionError) as e:
+            raise TableError(str(e) or type(e).__name__) from None
+
     def _notify(self) -> None:
+        self._changes += 1
         self._changed.set()
         for callback in list(self._listeners):
             try:

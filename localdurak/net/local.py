@@ -27,7 +27,9 @@ from localdurak.net.api import (
     AuditVerdict,
     ConnectionState,
     EventKind,
+    LobbyView,
     SeriesScore,
+    TableError,
     TableEvent,
     table_events,
 )
@@ -127,6 +129,23 @@ class LocalTable:
     @property
     def seat_hold(self) -> float:
         return 0.0
+
+    @property
+    def lobby_view(self) -> LobbyView | None:
+        return None
+
+    @property
+    def pairing_code(self) -> str:
+        return ""
+
+    async def async_ready(self, ready: bool = True) -> None:
+        return None  # nothing to wait for: the offline game deals at once
+
+    async def async_add_bot(self, level: str = "normal") -> None:
+        raise TableError("an offline game has no lobby: its bots are chosen when it starts")
+
+    async def async_remove_bot(self, seat: int) -> None:
+        raise TableError("an offline game has no lobby: its bots are chosen when it starts")
 
     def hold_left(self, seat: int) -> float | None:
         return None
