@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
+import json
 import logging
 import os
 import random
@@ -923,7 +924,13 @@ class TableHost:
             return None  # a reconnecting client sent it again: already relayed
         if self._hold_back(g, seat, cmd, peer):
             raise _HeldBack()
-        acc = g.receive(seat, cmd)
+        try:
+            acc = g.receive(seat, cmd)
+        except RemoteProtocolError:
+            # The gap it leaves in the seat's counters, explained in the record even after a
+            # restart (which rebuilds the game from the relayed steps alone).
+            self.store.journal_line(journal_append("privacy_refused", [seat, cmd.n]))
+            raise
         first: int | None = None
         for m in g.accepted_log[self._logged :]:
             self.store.journal_line(journal_append("privacy_log", m.to_json()))
@@ -1257,6 +1264,10 @@ class TableHost:
             return
         lines = [self._journal_header(g.started)]
         lines += [journal_append("privacy_log", m.to_json()) for m in g.accepted_log]
+        # The refused steps are in no event: the old journal's list is kept (records.md).
+        for seat, n in refused_in_journal(self.journal_path):
+            g.refuse(seat, n)
+            lines.append(journal_append("privacy_refused", [seat, n]))
         if g.game is not None:
             lines += [journal_action(a) for a in g.game.log]
         self.store.rewrite_journal(lines)
@@ -1330,3 +1341,22 @@ def resume_table(
         host.journal_path = Path(state["journal"])
     host.rewrite_journal()
     return host
+
+
+def refused_in_journal(path: Path) -> list[tuple[int, int]]:
+    """The ``privacy_refused`` entries of a journal (a line cut by a crash is skipped)."""
+    out: list[tuple[int, int]] = []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return out
+    for line in text.splitlines():
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue
+        appended = obj.get("append") if isinstance(obj, dict) else None
+        item = appended.get("privacy_refused") if isinstance(appended, dict) else None
+        if isinstance(item, list) and len(item) == 2 and all(type(x) is int for x in item):
+            out.append((item[0], item[1]))
+    return out
