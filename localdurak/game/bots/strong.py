@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from typing import Final
 
 from localdurak.game.actions import Action, Do
-from localdurak.game.bots.base import Rng, beats, hand_mask
+from localdurak.game.bots.base import NOTICE_RATES, Rng, beats, hand_mask
 from localdurak.game.bots.normal import NormalBot
 from localdurak.game.cards import CARDS, RANK_MASK, Card, cards_of, deck_mask, lowest_rank
 from localdurak.game.endgame import LOSS
@@ -108,7 +108,9 @@ class StrongBot:
             else (MAX_SIMULATIONS if clock is not None else max(8, int(budget_ms * 2)))
         )
         self.normal = NormalBot(rng)
-        self.normal.NOTICE_RATE = 1.0  # a program reads every card on the table (R-S5)
+        # A sharper eye than the normal bot's, but a person's: not every cheat (R-S5,
+        # issue 13 item 7: a program could read every card, which leaves people no chance).
+        self.normal.NOTICE_RATE = NOTICE_RATES["strong"]
         self.seen = _Seen()
         self.last_simulations = 0
         """Playouts the last decision ran (for tests and benchmarks)."""
