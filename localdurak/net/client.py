@@ -56,6 +56,7 @@ from localdurak.net.table_store import fsync_paths, write_atomic
 from localdurak.net.transport import (
     Channel,
     ConnectionClosed,
+    FingerprintMismatch,
     client_handshake,
     connect_any,
     keepalive,
@@ -364,7 +365,10 @@ class ClientSession:
                 await self.close()
             if isinstance(e, (ProtocolError, ConnectionError, OSError, TimeoutError)):
                 reason = str(e) or type(e).__name__
-                raise TableError(reason, pin_wanted=isinstance(e, BadPin)) from None
+                shown = e.actual if isinstance(e, FingerprintMismatch) else None
+                raise TableError(
+                    reason, pin_wanted=isinstance(e, BadPin), fingerprint_shown=shown
+                ) from None
             raise
 
     async def async_run(self) -> None:
