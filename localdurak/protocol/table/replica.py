@@ -40,6 +40,8 @@ from localdurak.game.view import PlayerView
 from localdurak.protocol.errors import (
     AuthFailed,
     BadMessage,
+    Cheated,
+    CheatFound,
     IllegalMove,
     LocalProtocolError,
     NotYourTurn,
@@ -220,6 +222,13 @@ def bout_end(game: Game, before_bout: int, taking: bool, defender: int | None) -
     if taking and defender is not None:
         return defender
     return -1
+
+
+def _refusal(e: RemoteProtocolError, what: str) -> IllegalMove:
+    """The wire's error for a card-privacy refusal: `CheatFound` when a seat's own proof
+    failed (issue 11 item 2: the game is aborted naming it), else `IllegalMove`."""
+    cls = CheatFound if isinstance(e, Cheated) else IllegalMove
+    return cls(f"{what}: {e}", seat=e.seat)
 
 
 @dataclass
@@ -436,7 +445,7 @@ class SeatGame:
                 # Signed by event.seat's identity key, checked above (our own need no check).
                 out += self.player.receive(m, signed=True, adopt=adopt, defer=defer)
         except RemoteProtocolError as e:
-            raise IllegalMove(f"card privacy: {e}", seat=e.seat) from None
+            raise _refusal(e, "card privacy") from None
         if action is not None:
             assert g is not None
             before, taking, defender = g.bout_number, g.phase == "taking", g.defender
@@ -482,7 +491,7 @@ class SeatGame:
                     return False
                 t.verify_stage(*item)
         except RemoteProtocolError as e:
-            raise IllegalMove(f"card privacy: {e}", seat=e.seat) from None
+            raise _refusal(e, "card privacy") from None
         return self.unverified_waiting()
 
     @property
@@ -513,7 +522,7 @@ class SeatGame:
                     self.revealed = True
                     out.append(self.player.reveal())
         except RemoteProtocolError as e:
-            raise IllegalMove(f"card privacy: {e}", seat=e.seat) from None
+            raise _refusal(e, "card privacy") from None
         self._drain()
         return self._send(out)
 
@@ -665,6 +674,8 @@ class HostGame:
         self.accepted_log: list[PMessage] = []
         self.received: dict[tuple[int, int], bytes] = {}
         """(seat, n) -> signature of each accepted command (an identical resend is ignored)."""
+        self.cheat: Cheated | None = None
+        """The first check of the host's that proved a seat cheated (`verify_idle`)."""
 
     @property
     def seats(self) -> int:
@@ -725,7 +736,7 @@ class HostGame:
                     trial.receive(seat, m)
             except RemoteProtocolError as e:
                 self.privacy.refused.extend(trial.refused[len(self.privacy.refused) :])
-                raise IllegalMove(f"card privacy refused it: {e}", seat=e.seat) from None
+                raise _refusal(e, "card privacy refused it") from None
         out: list[tuple[int, PMessage]] = []
         try:
             for m in msgs:
@@ -736,7 +747,7 @@ class HostGame:
                 out += self.privacy.receive(seat, m)
                 self.accepted_log.append(m)
         except RemoteProtocolError as e:
-            raise IllegalMove(f"card privacy refused it: {e}", seat=e.seat) from None
+            raise _refusal(e, "card privacy refused it") from None
         self.received[(seat, cmd.n)] = cmd.sig
         for m in msgs:
             self._waiting[id(m)] = (seat, cmd)
@@ -780,10 +791,13 @@ class HostGame:
 
     def verify_idle(self, limit: int | None = None) -> str | None:
         """Verify what was relayed unverified (at most ``limit`` steps); the fault (recorded
-        in the transcript's refusals, so the audit names the seat) or None."""
+        in the transcript's refusals, so the audit names the seat) or None.  A fault that
+        proves a seat cheated stays in `cheat` (the host aborts the game naming it)."""
         try:
             self.privacy.verify_pending(limit)
         except RemoteProtocolError as e:
+            if isinstance(e, Cheated) and e.seat is not None and self.cheat is None:
+                self.cheat = e
             return str(e)
         return None
 
