@@ -9,9 +9,9 @@ updates reach the screen through ``app.invalidate()``, never by printing.  Keys 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import random
-from collections.abc import Awaitable, Callable
+import shlex
+from collections.abc import Callable, Coroutine
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.application import Application
@@ -19,6 +19,7 @@ from prompt_toolkit.application.current import get_app
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import merge_key_bindings
 from prompt_toolkit.layout import (
     ConditionalContainer,
     DynamicContainer,
@@ -33,28 +34,18 @@ from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import Frame
 
 from localdurak.cli import bigtext, table
+from localdurak.cli.controller import TableController
 from localdurak.cli.i18n import _, ngettext
+from localdurak.cli.keys import build_key_bindings
 from localdurak.cli.table import TableUI
-from localdurak.cli.words import glossary, join_names, rule_refusal, rules_summary, waiting_for
-from localdurak.game.actions import Action, Do
+from localdurak.cli.words import glossary, join_names, rules_summary
 from localdurak.game.cards import Card, lowest_rank
-from localdurak.game.rules import ThrowInOrder
 from localdurak.game.view import PlayerView
-from localdurak.net.api import ActionRefused, AuditStatus, ConnectionState, TableSession
-from localdurak.protocol.errors import RemoteProtocolError
+from localdurak.net.api import AuditStatus, ConnectionState, TableSession
 
 if TYPE_CHECKING:
     from localdurak.cli.lobby import Lobby
     from localdurak.cli.netplay import Hosting
-
-AUTO_PASS_SECONDS = (0.8, 2.6)
-"""The range of the random moment auto-pass waits at a network table: how long a person
-takes to see that nothing of his fits and press d."""
-
-_random = random.SystemRandom()
-
-MESSAGE_SECONDS = 4.0
-"""How long a refusal stays in the ▶ line (ui.md: "for a few seconds")."""
 
 STYLE = Style.from_dict(
     {
@@ -144,6 +135,16 @@ ASCII = str.maketrans(
 """``--ascii``: every symbol we draw, in plain ASCII."""
 
 
+def paused_text(journal: Path | None) -> str:
+    """What the host's player reads after leaving his table: how to carry it on, or that
+    there is nothing to resume."""
+    if journal is None:
+        return _("The table is closed: there is no game to resume.")
+    return _("The table is paused. To carry it on: localdurak host --resume {journal}").format(
+        journal=shlex.quote(str(journal))
+    )
+
+
 class DurakApp:
     """The terminal client.  Start it with a `TableSession` (``localdurak play``) or with a
     `Lobby` (``localdurak``)."""
@@ -159,28 +160,27 @@ class DurakApp:
         input: Input | None = None,
         output: Output | None = None,
     ) -> None:
-        from localdurak.cli.keys import build_key_bindings
-
         if session is None and lobby is None:
             raise ValueError("give the client a table session or a lobby")
-        self.session = session
+        self.control = TableController(self, auto_pass=auto_pass)
+        """Choosing, playing, auto-pass, ready and leaving (`localdurak.cli.controller`)."""
+        self.control.session = session
+        self.control.hosting = hosting
         self.lobby = lobby
-        self.hosting = hosting
-        """The table this process hosts while we play at it (closed when we leave)."""
         self.ascii_only = ascii_only
-        self.auto_pass = auto_pass
-        self.ui = TableUI()
         self._unsubscribe: Callable[[], None] | None = None
-        self._message_token = 0
-        self._acting = False
-        self._leave_everything = False
+        self.paused_journal: Path | None = None
+        """The journal of the table this process hosted and paused when its player left."""
         self._tasks: set[asyncio.Task[None]] = set()
         if lobby is not None:
             lobby.attach(self)
         self._build_table()
+        bindings = [build_key_bindings(self.control)]
+        if lobby is not None:
+            bindings.append(lobby.key_bindings())
         self.application: Application[int] = Application(
             layout=Layout(DynamicContainer(self._root)),
-            key_bindings=build_key_bindings(self),
+            key_bindings=merge_key_bindings(bindings),
             style=STYLE,
             full_screen=True,
             mouse_support=True,
@@ -189,6 +189,57 @@ class DurakApp:
             input=input,
             output=output,
         )
+
+    # The controller's state, as the screen and the tests read it.
+
+    @property
+    def session(self) -> TableSession | None:
+        return self.control.session
+
+    @session.setter
+    def session(self, session: TableSession | None) -> None:
+        self.control.session = session
+
+    @property
+    def hosting(self) -> Hosting | None:
+        return self.control.hosting
+
+    @hosting.setter
+    def hosting(self, hosting: Hosting | None) -> None:
+        self.control.hosting = hosting
+
+    @property
+    def ui(self) -> TableUI:
+        return self.control.ui
+
+    @ui.setter
+    def ui(self, ui: TableUI) -> None:
+        self.control.ui = ui
+
+    def effective_target(self) -> Card | None:
+        return self.control.effective_target()
+
+    def click_hand(self, index: int) -> None:
+        self.control.click_hand(index)
+
+    def click_table(self, index: int) -> None:
+        self.control.click_table(index)
+
+    # --- the shell the controller and the lobby see ----------------------------------------
+
+    def invalidate(self) -> None:
+        self.application.invalidate()
+
+    def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task: asyncio.Task[None] = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def focus(self, container: AnyContainer) -> None:
+        self.application.layout.focus(container)
+
+    def show_help(self) -> None:
+        self.ui.show_help = True
 
     # --- screens ---------------------------------------------------------------------------
 
@@ -247,8 +298,8 @@ class DurakApp:
         if hosting is not None:
             self.hosting = hosting
         self.ui = TableUI()
-        self._unsubscribe = session.subscribe(self._on_update)
-        self.application.invalidate()
+        self._unsubscribe = session.subscribe(self.control.on_update)
+        self.control.on_update()
 
     def _build_table(self) -> None:
         top = Window(
@@ -305,7 +356,7 @@ class DurakApp:
         return [("class:banner", table.pad(" " + text, self.width()))]
 
     def view(self) -> PlayerView | None:
-        return None if self.session is None else self.session.view
+        return self.control.view()
 
     def _top_text(self) -> StyleAndTextTuples:
         s = self.session
@@ -323,7 +374,7 @@ class DurakApp:
         if v.result is not None:
             return self._game_over_text(s, v)
         w = self.width()
-        self.clamp()
+        self.control.clamp()
         out: StyleAndTextTuples = []
         out += table.opponents(v, s.names, w, offline=s.offline_seats, ascii_only=self.ascii_only)
         out.append(("", "\n"))
@@ -333,8 +384,8 @@ class DurakApp:
         out.append(("", "\n" if any("\n" in f[1] for f in info) else "\n\n"))
         ui = self.ui
         shown_target = ui.target
-        ui.target = self.effective_target()
-        out += table.bout(v, ui, ascii_only=self.ascii_only, on_click=self.click_table)
+        ui.target = self.control.effective_target()
+        out += table.bout(v, ui, ascii_only=self.ascii_only, on_click=self.control.click_table)
         ui.target = shown_target
         out.append(("", "\n"))
         held = {x: left for x in s.offline_seats if (left := s.hold_left(x)) is not None}
@@ -344,7 +395,7 @@ class DurakApp:
         out += status
         # The ▶ line takes two rows when long; the hand stays where it was.
         out.append(("", "\n" if any("\n" in t[1] for t in status) else "\n\n"))
-        out += table.hand(v, ui, w, ascii_only=self.ascii_only, on_click=self.click_hand)
+        out += table.hand(v, ui, w, ascii_only=self.ascii_only, on_click=self.control.click_hand)
         return table.fit(out, self._top_rows())
 
     def _top_rows(self) -> int:
@@ -365,7 +416,11 @@ class DurakApp:
     def _keys_text(self) -> StyleAndTextTuples:
         v = self.view()
         return table.key_line(
-            v, self.width(), v is not None and v.rules.cheating, owner=self.owns_lobby()
+            v,
+            self.width(),
+            v is not None and v.rules.cheating,
+            owner=self.control.owns_lobby(),
+            lobby=v is None and self.session is not None and self.session.lobby_view is not None,
         )
 
     # --- game over -----------------------------------------------------------------------
@@ -526,322 +581,6 @@ class DurakApp:
             out += [("class:key", "  " + word), ("", " — " + meaning), ("", "\n")]
         return out
 
-    # --- selection -------------------------------------------------------------------------
-
-    def clamp(self) -> None:
-        v = self.view()
-        if v is None:
-            return
-        n = len(v.hand)
-        self.ui.selected = min(max(0, self.ui.selected), max(0, n - 1))
-        self.ui.marked &= set(v.hand)
-        on = table.table_cards(v)
-        if not on:
-            self.ui.focus_table = self.ui.challenge = False
-        self.ui.table_cursor = min(self.ui.table_cursor, max(0, len(on) - 1))
-
-    def selected_card(self) -> Card | None:
-        v = self.view()
-        if v is None or not v.hand:
-            return None
-        self.clamp()
-        return v.hand[self.ui.selected]
-
-    def effective_target(self) -> Card | None:
-        """The attack card Enter covers: the one chosen with ↑↓ (or Tab), else the first
-        uncovered card the selected card beats, else the first uncovered card."""
-        v = self.view()
-        if v is None or v.seat != v.defender:
-            return None
-        unc = v.uncovered
-        if not unc:
-            return None
-        if self.ui.target in unc:
-            return self.ui.target
-        card = self.selected_card()
-        for a in v.legal:
-            if a.do is Do.COVER and a.card == card and a.on in unc:
-                return a.on
-        return unc[0]
-
-    def move_target(self, step: int) -> None:
-        v = self.view()
-        if v is None:
-            return
-        unc = list(v.uncovered)
-        if not unc:
-            return
-        current = self.effective_target()
-        i = unc.index(current) if current in unc else 0
-        self.ui.target = unc[(i + step) % len(unc)]
-
-    # --- acting ------------------------------------------------------------------------------
-
-    def show_message(self, text: str, error: bool = True) -> None:
-        self.ui.message = text
-        self.ui.message_error = error
-        self._message_token += 1
-        token = self._message_token
-
-        def clear() -> None:
-            if self._message_token == token:
-                self.ui.message = ""
-                self.application.invalidate()
-
-        with contextlib.suppress(RuntimeError):
-            asyncio.get_running_loop().call_later(MESSAGE_SECONDS, clear)
-        self.application.invalidate()
-
-    def owns_lobby(self) -> bool:
-        """The host's own player, before the table's first deal (docs/protocol.md §4)."""
-        s = self.session
-        return (
-            self.hosting is not None
-            and s is not None
-            and self.view() is None
-            and getattr(getattr(s, "lobby", None), "games", 1) == 0
-            and hasattr(s, "add_bot")
-        )
-
-    def add_bot(self) -> None:
-        """The owner seats a bot at the first free seat."""
-        self._spawn(self._owner(lambda s: s.add_bot("normal")))
-
-    def remove_bot(self) -> None:
-        """The owner frees the last seat a bot holds."""
-        lobby = getattr(self.session, "lobby", None)
-        bots = [
-            i
-            for i, seat in enumerate(getattr(lobby, "seats", ()))
-            if str(getattr(seat.kind, "value", seat.kind)) == "bot"
-        ]
-        if not bots:
-            self.show_message(_("No bot to remove."))
-            return
-        self._spawn(self._owner(lambda s: s.remove_bot(bots[-1])))
-
-    async def _owner(self, command: Callable[[Any], Awaitable[None]]) -> None:
-        try:
-            await command(self.session)
-        except (RemoteProtocolError, ConnectionError) as e:
-            reason = str(e)
-            self.show_message(reason[:1].upper() + reason[1:])
-
-    def send(self, action: Action) -> None:
-        """Send ``action`` to the table; a refusal shows its reason in the ▶ line."""
-        self._spawn(self._send(action))
-
-    def _spawn(self, coro: object) -> None:
-        task: asyncio.Task[None] = asyncio.get_running_loop().create_task(coro)  # type: ignore[arg-type]
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _send(self, action: Action) -> None:
-        s = self.session
-        if s is None:
-            return
-        try:
-            await s.async_act(action)
-        except ActionRefused as e:
-            # The rule's own sentence, in the player's language: neither the engine's words
-            # ("seat 0 was caught or marked") nor the rule's id (issue 13 item 11).
-            reason = rule_refusal(e.rule) or e.reason[:1].upper() + e.reason[1:]
-            self.show_message(reason)
-            return
-        self.ui.marked.clear()
-        self.ui.target = None
-        self.ui.focus_table = self.ui.challenge = False
-        self.ui.message = ""
-        self.application.invalidate()
-
-    def play_selected(self) -> None:
-        """Enter: the natural action for the selected card(s)."""
-        v = self.view()
-        if v is None or v.seat is None or v.result is not None:
-            return
-        me = v.seat
-        card = self.selected_card()
-        if card is None:
-            self.show_message(_("You have no cards."))
-            return
-        if me == v.defender and v.table:
-            target = self.effective_target()
-            if target is None:
-                self.show_message(_("Everything is covered: wait, or take (t)."))
-                return
-            cover = Action.cover(me, card, target)
-            if cover in v.legal:
-                self.send(cover)
-            elif Action.transfer(me, card) in v.legal:
-                self.send(Action.transfer(me, card))
-            else:
-                self.send(cover)  # refused with its reason (or a cheat, R-S1)
-            return
-        cards = sorted(self.ui.marked, key=v.hand.index) if self.ui.marked else [card]
-        self.send(Action.attack(me, *cards))
-
-    def play_on(self, target: Card) -> None:
-        """Cover ``target`` with the selected card (a click on a table card, or Tab + number)."""
-        v = self.view()
-        card = self.selected_card()
-        if v is None or v.seat is None or card is None:
-            return
-        if v.seat != v.defender or target not in v.uncovered:
-            self.show_message(_("Pick one of the uncovered attack cards."))
-            return
-        self.send(Action.cover(v.seat, card, target))
-
-    def challenge(self, card: Card) -> None:
-        v = self.view()
-        if v is None or v.seat is None:
-            return
-        self.ui.challenge = False
-        self.send(Action.challenge(v.seat, card))
-
-    def click_hand(self, index: int) -> None:
-        """A click on a hand card selects it; a click on the selected card plays it."""
-        if self.ui.selected == index and not self.ui.focus_table:
-            self.play_selected()
-        else:
-            self.ui.selected = index
-            self.ui.focus_table = False
-            self.ui.target = None
-        self.application.invalidate()
-
-    def click_table(self, index: int) -> None:
-        """A click on a table card: challenge it (after `c`) or cover it."""
-        v = self.view()
-        if v is None:
-            return
-        on = table.table_cards(v)
-        if not 0 <= index < len(on):
-            return
-        if self.ui.challenge:
-            self.challenge(on[index])
-        else:
-            self.play_on(on[index])
-
-    def point_table(self, index: int) -> None:
-        """A number while picking a table card: point at it (Enter then covers or challenges
-        it).  Challenging numbers every card on the table; covering numbers the pairs."""
-        v = self.view()
-        if v is None:
-            return
-        on = table.table_cards(v)
-        if self.ui.challenge:
-            if 0 <= index < len(on):
-                self.ui.table_cursor = index
-        elif 0 <= index < len(v.table):
-            self.ui.table_cursor = on.index(v.table[index][0])
-
-    def pick_table(self, index: int) -> None:
-        """A table card picked by number or Enter in table focus / challenge mode."""
-        v = self.view()
-        if v is None:
-            return
-        if self.ui.challenge:
-            on = table.table_cards(v)
-            if 0 <= index < len(on):
-                self.challenge(on[index])
-            return
-        # Table focus numbers the attack/cover pairs (1-6).
-        if 0 <= index < len(v.table):
-            self.ui.focus_table = False
-            self.play_on(v.table[index][0])
-
-    # --- updates -------------------------------------------------------------------------------
-
-    def _on_update(self) -> None:
-        self.application.invalidate()
-        self._maybe_auto_pass()
-
-    def _maybe_auto_pass(self) -> None:
-        """Pass when passing is the only thing you may do (no card to throw in): at once
-        offline, after a random human moment at a network table.
-
-        Harmless: a pass lasts only until the table changes (R-B9), and nothing but a change
-        of the table could give you a card to throw in.  Not in the cheating mode (any card
-        may be thrown in there, R-S1), and not before the main attacker's first word
-        (R-B3 first_word: his Done does not change the table)."""
-        v = self.view()
-        s = self.session
-        if not self.auto_pass or v is None or s is None or v.seat is None or s.closing:
-            return
-        if v.rules.cheating or self._acting or v.legal != (Action.pass_(v.seat),):
-            return
-        if v.seat not in waiting_for(v):
-            return  # a cover would undo the pass anyway (R-B9): pass only when it is awaited
-        if v.rules.throw_in_order is ThrowInOrder.FIRST_WORD and v.seat != v.attacker:
-            return
-        self._acting = True
-        seat = v.seat
-
-        async def go() -> None:
-            try:
-                if not s.offline:
-                    # Over the network the others see how fast a pass comes: an instant one
-                    # would tell them he holds no card of that rank.  A person's moment,
-                    # drawn afresh each time (issue 13 item 11).
-                    low, high = AUTO_PASS_SECONDS
-                    await asyncio.sleep(_random.uniform(low, high))
-                    now = self.view()
-                    if now is None or now.legal != (Action.pass_(seat),) or s.closing:
-                        return
-                await self._send(Action.pass_(seat))
-            finally:
-                self._acting = False
-
-        self._spawn(go())
-
-    def next_game(self) -> None:
-        s = self.session
-        v = self.view()
-        if s is None or v is None or v.result is None:
-            return
-
-        async def go() -> None:
-            try:
-                await s.async_next_game()
-            except ActionRefused as e:
-                self.show_message(e.reason)
-            self.ui = TableUI()
-            self.application.invalidate()
-
-        self._spawn(go())
-
-    def leave_question(self) -> str:
-        """What to ask before leaving mid-game, or "" when leaving loses nothing (the lobby, a
-        table's lobby before the deal, a game over, a closed table)."""
-        s = self.session
-        if s is None or s.connection is ConnectionState.CLOSED:
-            return ""
-        v = self.view()
-        if v is None or v.result is not None:
-            return ""
-        if self.hosting is not None:
-            return _("Leave and close the table? y/n")
-        if s.offline:
-            return _("Leave the game? y/n")
-        return _("Leave the table? Your seat is held {n} s. y/n").format(n=round(s.seat_hold))
-
-    def ask_leave(self, *, everything: bool = False) -> None:
-        """`q` (or Ctrl-C, ``everything``): ask first when something would be lost."""
-        question = self.leave_question()
-        if not question:
-            self.quit(everything=everything)
-            return
-        self.ui.confirm = question
-        self._leave_everything = everything
-        self.application.invalidate()
-
-    def confirm_leave(self) -> None:
-        self.ui.confirm = ""
-        self.quit(everything=self._leave_everything)
-
-    def cancel_leave(self) -> None:
-        self.ui.confirm = ""
-        self.application.invalidate()
-
     def quit(self, *, everything: bool = False) -> None:
         """Leave the table: back to the lobby if we came from it, else out of the program
         (``everything``: out of the program in any case, Ctrl-C)."""
@@ -854,24 +593,29 @@ class DurakApp:
                     self._unsubscribe()
                     self._unsubscribe = None
                 await s.async_leave()
+            said = ""
             if self.hosting is not None:
                 hosting, self.hosting = self.hosting, None
-                await hosting.close()
+                # Stopping is pausing (issue 13 item 1): a game to come back to is paused,
+                # its journal is the way back; any other table closes, nothing to resume.
+                self.paused_journal = await hosting.stop("the host left")
+                said = paused_text(self.paused_journal)
             if back_to_lobby:
                 self.session = None
                 self.ui = TableUI()
+                if said and self.lobby is not None:
+                    self.lobby.message = said
                 self.application.invalidate()
                 return
             if self.lobby is not None:
                 await self.lobby.close()
             self.application.exit(result=0)
 
-        self._spawn(go())
+        self.spawn(go())
 
     async def run_async(self) -> int:
         if self.session is not None and self._unsubscribe is None:
             self.open_table(self.session)
-            self._on_update()
         if self.lobby is not None:
             self.lobby.start()
         result = await self.application.run_async()

@@ -43,17 +43,29 @@ def run(args: argparse.Namespace) -> int:
         with open(args.record, "rb") as f:
             record = record_file.load(f.read(), need="privacy")
     except OSError as e:
-        print(f"localdurak audit: cannot read {args.record}: {e.strerror}", file=sys.stderr)
+        print(
+            "localdurak audit: "
+            + _("cannot read {path}: {reason}").format(path=args.record, reason=e.strerror),
+            file=sys.stderr,
+        )
         return 2
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        print(f"localdurak audit: {args.record} is not JSON: {e}", file=sys.stderr)
+        print(
+            "localdurak audit: "
+            + _("{path} is not JSON: {reason}").format(path=args.record, reason=e),
+            file=sys.stderr,
+        )
         return 2
     except record_file.RecordError as e:
         print(f"localdurak audit: {args.record}: {e}", file=sys.stderr)
         return 2
     if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
         print(
-            f"localdurak audit: {args.record} is not a {RECORD_FORMAT} game record", file=sys.stderr
+            "localdurak audit: "
+            + _("{path} is not a {format} game record").format(
+                path=args.record, format=RECORD_FORMAT
+            ),
+            file=sys.stderr,
         )
         return 2
     try:

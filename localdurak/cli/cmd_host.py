@@ -39,9 +39,11 @@ def port_number(text: str) -> int:
     try:
         port = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            _("not a port number: {text!r}").format(text=text)
+        ) from None
     if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is 0..65535, not {port}")
+        raise argparse.ArgumentTypeError(_("a port is 0..65535, not {port}").format(port=port))
     return port
 
 
@@ -151,10 +153,14 @@ def run(args: argparse.Namespace) -> int:
             rules = rules_from_args(args)
             rules.check_seats(args.seats)
         except RulesError as e:
-            print(f"localdurak host: {e}", file=sys.stderr)
+            from localdurak.cli.words import rules_error_text
+
+            print(f"localdurak host: {rules_error_text(e)}", file=sys.stderr)
             return 2
         if not 1 <= args.games <= 1000 or not 0 <= args.bots <= args.seats:
-            print("localdurak host: --games must be 1..1000, --bots 0..seats", file=sys.stderr)
+            print(
+                "localdurak host: " + _("--games must be 1..1000, --bots 0..seats"), file=sys.stderr
+            )
             return 2
         options = HostOptions(
             name=args.name or "Local Durak",
@@ -233,14 +239,19 @@ async def _resume_and_play(identity: Any, args: argparse.Namespace) -> int:
 
 
 async def _play_hosted(hosting: Any, session: Any, ascii_only: bool) -> int:
-    """The host's own player at his table until he leaves it; leaving closes the table."""
-    from localdurak.cli.app import DurakApp
+    """The host's own player at his table until he leaves it; leaving pauses a game to come
+    back to (the command that resumes it is printed) and closes any other table."""
+    from localdurak.cli.app import DurakApp, paused_text
 
+    app = DurakApp(session=session, hosting=hosting, ascii_only=ascii_only)
     try:
-        return await DurakApp(session=session, hosting=hosting, ascii_only=ascii_only).run_async()
+        return await app.run_async()
     finally:
         await session.close()
-        _said_paused(await hosting.stop("the host left"))
+        journal = app.paused_journal
+        if app.hosting is not None:  # not left by q: the hosted table is still up
+            journal = await hosting.stop("the host left")
+        print("localdurak host: " + paused_text(journal), file=sys.stderr)
 
 
 def _said_paused(journal: Path | None) -> None:

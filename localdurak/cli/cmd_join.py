@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import getpass
 import json
 import os
 import random
+import signal
 import sys
 from typing import Any
 
@@ -22,10 +24,10 @@ from localdurak.cli.i18n import _
 from localdurak.cli.logs import setup_logging
 from localdurak.cli.options import client_parent
 from localdurak.game.bots import BOT_LEVELS
+from localdurak.net.api import TableError
 from localdurak.net.client import Address, ClientSession, play_as_bot
 from localdurak.net.discovery import DiscoveryUnavailable, TableBrowser
 from localdurak.net.identity import IdentityError, load_or_create
-from localdurak.protocol.errors import BadPin, RemoteProtocolError
 
 
 def register(subparsers: Any) -> None:
@@ -174,16 +176,16 @@ async def _play_person(session: ClientSession, ascii_only: bool = False) -> int:
         try:
             await join_table(session)
             break
-        except BadPin as e:
-            if not sys.stdin.isatty():
-                print(f"localdurak join: {e}; give it with --pin", file=sys.stderr)
+        except TableError as e:
+            if not e.pin_wanted:
+                print(f"localdurak join: {e.reason}", file=sys.stderr)
                 return 1
-            print(f"localdurak join: {e}", file=sys.stderr)
+            if not sys.stdin.isatty():
+                print(f"localdurak join: {e.reason}; give it with --pin", file=sys.stderr)
+                return 1
+            print(f"localdurak join: {e.reason}", file=sys.stderr)
             pin = await asyncio.to_thread(getpass.getpass, "PIN: ")
             session = ClientSession(session.identity, session.name, session.address, pin=pin)
-        except (RemoteProtocolError, ConnectionError, OSError, TimeoutError) as e:
-            print(f"localdurak join: {e or type(e).__name__}", file=sys.stderr)
-            return 1
     try:
         app = DurakApp(session=session, ascii_only=ascii_only)
         return await app.run_async()
@@ -198,25 +200,52 @@ async def _play(identity: Any, name: str, address: Address, args: argparse.Names
     if os.environ.get("LOCALDURAK_TRACE", "") not in ("", "0"):
         session.trace = _print_late
     try:
-        await session.start()
-    except BadPin as e:
+        await session.async_join()  # the bot says ready by itself, game after game
+    except TableError as e:
         # A script (join --bot) cannot be asked for the PIN: say how to give it.
-        print(f"localdurak join: {e}; give it with --pin", file=sys.stderr)
-        return 1
-    except (RemoteProtocolError, ConnectionError, OSError) as e:
-        print(f"localdurak join: {e}", file=sys.stderr)
+        hint = "; give it with --pin" if e.pin_wanted else ""
+        print(f"localdurak join: {e.reason}{hint}", file=sys.stderr)
         return 1
     _print(
         {"event": "joined", "seat": session.my_seat, "address": f"{address.host}:{address.port}"}
     )
-    bot = asyncio.create_task(play_as_bot(session, args.level, delay=args.delay, on_event=_print))
+    told = [0]
+
+    def said(event: dict[str, Any]) -> None:
+        if event.get("event") == "game_over":
+            told[0] += 1
+        _print(event)
+
+    bot = asyncio.create_task(play_as_bot(session, args.level, delay=args.delay, on_event=said))
+    # SIGINT/SIGTERM: leave for now, the seat saved (a restart the same way takes it back).
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    running = asyncio.create_task(session.async_run())
+    stopping = asyncio.create_task(stop.wait())
     try:
-        await session.run_until_closed()
-    except (RemoteProtocolError, ConnectionError) as e:
-        print(f"localdurak join: {e}", file=sys.stderr)
+        await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        if stop.is_set() and not running.done():
+            session.save()
+            await session.close()
+            print(
+                "localdurak join: stopped; the seat is saved: start again the same way to "
+                "take it back",
+                file=sys.stderr,
+            )
+            return 0
+        await running
+    except TableError as e:
+        print(f"localdurak join: {e.reason}", file=sys.stderr)
         return 1
     finally:
+        stopping.cancel()
         bot.cancel()
+        # The last game's end, when the table closed before the bot's loop saw it.
+        for r in session.results[told[0] :]:
+            said({"event": "game_over", "result": r.result.to_dict(), "score": list(r.score)})
         _flush_timing()
     _print({"event": "closed", "reason": session.closed_reason})
     return 0

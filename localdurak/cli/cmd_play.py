@@ -70,7 +70,8 @@ def run(args: argparse.Namespace) -> int:
     bots = args.bots
     if args.seats is not None and not 2 <= args.seats <= 6:
         print(
-            f"localdurak play: --seats must be 2..6 (you and 1 to 5 bots), not {args.seats}",
+            "localdurak play: "
+            + _("--seats must be 2..6 (you and 1 to 5 bots), not {n}").format(n=args.seats),
             file=sys.stderr,
         )
         return 2
@@ -78,19 +79,23 @@ def run(args: argparse.Namespace) -> int:
         bots = 2 if args.seats is None else args.seats - 1
     elif args.seats is not None and args.seats != bots + 1:
         print(
-            f"localdurak play: --seats {args.seats} and --bots {bots} disagree "
-            f"(you and {bots} bots make {bots + 1} players)",
+            "localdurak play: "
+            + _(
+                "--seats {seats} and --bots {bots} disagree (you and {bots} bots make {n} players)"
+            ).format(seats=args.seats, bots=bots, n=bots + 1),
             file=sys.stderr,
         )
         return 2
     if not 1 <= bots <= 5:
-        print("localdurak play: --bots must be 1..5", file=sys.stderr)
+        print("localdurak play: " + _("--bots must be 1..5"), file=sys.stderr)
         return 2
     try:
         rules = rules_from_args(args)
         rules.check_seats(bots + 1)
     except RulesError as e:
-        print(f"localdurak play: {e}", file=sys.stderr)
+        from localdurak.cli.words import rules_error_text
+
+        print(f"localdurak play: {rules_error_text(e)}", file=sys.stderr)
         return 2
     if not has_terminal("play"):
         return 2

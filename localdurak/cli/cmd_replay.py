@@ -17,8 +17,9 @@ import sys
 from typing import Any
 
 from localdurak.cli import record_file
-from localdurak.cli.i18n import _
+from localdurak.cli.i18n import _, language, ngettext
 from localdurak.cli.options import client_parent
+from localdurak.cli.words import rule_refusal, rules_summary
 from localdurak.game.actions import Action, Do, IllegalAction
 from localdurak.game.cards import RANK_LETTERS, Card, Suit, lowest_rank
 from localdurak.game.rules import Teams, Variant
@@ -63,7 +64,11 @@ def run(args: argparse.Namespace) -> int:
             with open(args.record, "rb") as f:
                 data = f.read()
     except OSError as e:
-        print(f"localdurak replay: cannot read {args.record}: {e.strerror}", file=sys.stderr)
+        print(
+            "localdurak replay: "
+            + _("cannot read {path}: {reason}").format(path=args.record, reason=e.strerror),
+            file=sys.stderr,
+        )
         return 2
     try:
         if record_file.is_journal(data):
@@ -72,7 +77,11 @@ def run(args: argparse.Namespace) -> int:
             record = parse_record(data)
         start_game(record)  # the engine's own checks of the deal
     except RecordError as e:
-        print(f"localdurak replay: {args.record} is not a valid record: {e}", file=sys.stderr)
+        print(
+            "localdurak replay: "
+            + _("{path} is not a valid record: {reason}").format(path=args.record, reason=e),
+            file=sys.stderr,
+        )
         return 2
     if args.json:
         out = replay(record)
@@ -110,11 +119,11 @@ class _Teller:
 
     def who(self, seat: int) -> str:
         names = self.record.names
-        return names[seat] if names else f"seat {seat}"
+        return names[seat] if names else _("seat {n}").format(n=seat)
 
     def cards(self, cards: Any, *, in_hand_order: bool = True) -> str:
         cs = sorted(cards, key=self.key) if in_hand_order else list(cards)
-        return " ".join(c.pretty(self.ascii) for c in cs) if cs else "nothing"
+        return " ".join(c.pretty(self.ascii) for c in cs) if cs else _("nothing")
 
     def card(self, card: Card | None) -> str:
         return "?" if card is None else card.pretty(self.ascii)
@@ -131,14 +140,24 @@ class _Teller:
                 self.bout += 1
                 self.say("")
                 self.say(
-                    f"Bout {self.bout}: {self.role(game.attacker)} attacks "
-                    f"{self.role(game.defender)} (stock {game.stock_count})"
+                    _("Bout {n}: {attacker} attacks {defender} (stock {stock})").format(
+                        n=self.bout,
+                        attacker=self.role(game.attacker),
+                        defender=self.role(game.defender),
+                        stock=game.stock_count,
+                    )
                 )
             try:
                 game.apply(action)
             except IllegalAction as e:
-                self.say(f"Action {n} refused: {self.who(action.seat)} {self.verb(action)}.", 1)
-                self.say(f"Why: {e}", 1)
+                self.say(
+                    _("Action {n} refused: {name} {what}.").format(
+                        n=n, name=self.who(action.seat), what=self.verb(action)
+                    ),
+                    1,
+                )
+                why = rule_refusal(e.rule) if language() != "en" else None
+                self.say(_("Why: {reason}").format(reason=why or e), 1)
                 return self.lines, False
             for card in (*action.cards, action.card):
                 if card is not None and action.do in (Do.ATTACK, Do.COVER, Do.TRANSFER):
@@ -151,36 +170,69 @@ class _Teller:
         if game.phase == "over":
             self.say(self.result_line())
         else:
-            self.say(f"The record stops here, after {len(self.record.actions)} actions.")
+            n = len(self.record.actions)
+            self.say(
+                ngettext(
+                    "The record stops here, after {n} action.",
+                    "The record stops here, after {n} actions.",
+                    n,
+                ).format(n=n)
+            )
         return self.lines, True
 
     def header(self) -> None:
         r = self.record
         rules = r.rules
-        self.say(f"{rules.summary()} · {r.seats} players")
+        # English keeps the engine's own summary (scripts read it); others get their words.
+        summary = rules.summary() if language() == "en" else rules_summary(rules)
+        self.say(
+            ngettext("{rules} · {n} player", "{rules} · {n} players", r.seats).format(
+                rules=summary, n=r.seats
+            )
+        )
         for seat in range(r.seats):
-            extra = " (dealer)" if seat == r.dealer else ""
-            self.say(f"seat {seat}: {self.who(seat)}{extra}" if r.names else f"seat {seat}{extra}")
+            extra = " " + _("(dealer)") if seat == r.dealer else ""
+            seat_name = _("seat {n}").format(n=seat)
+            self.say(
+                _("{seat}: {name}").format(seat=seat_name, name=self.who(seat)) + extra
+                if r.names
+                else seat_name + extra
+            )
         if rules.teams is not Teams.NONE:
-            self.say("Teams: " + "; ".join(self.who_list(t) for t in _teams(rules.teams, r.seats)))
+            teams = "; ".join(self.who_list(t) for t in _teams(rules.teams, r.seats))
+            self.say(_("Teams: {teams}").format(teams=teams))
         trump: Suit = self.game.trump
         if rules.japanese:
-            self.say(f"Trump: {self.suit(trump)} (Japanese durak: no card is turned, R-D4)")
+            self.say(
+                _("Trump: {suit} (Japanese durak: no card is turned, R-D4)").format(
+                    suit=self.suit(trump)
+                )
+            )
         elif self.game.trump_card is not None:
             self.say(
-                f"Trump: {self.suit(trump)}, the {self.card(self.game.trump_card)} under the stock"
+                _("Trump: {suit}, the {card} under the stock").format(
+                    suit=self.suit(trump), card=self.card(self.game.trump_card)
+                )
             )
         else:
             last = r.deck[-1]
             self.say(
-                f"Trump: {self.suit(trump)}: no card left to turn, so the last card dealt, "
-                f"{self.card(last)}, is shown; it stays in {self.who(r.dealer)}'s hand (R-D3)"
+                _(
+                    "Trump: {suit}: no card left to turn, so the last card dealt, {card}, is "
+                    "shown; it stays in {name}'s hand (R-D3)"
+                ).format(suit=self.suit(trump), card=self.card(last), name=self.who(r.dealer))
             )
         if r.previous is not None:
             prev = r.previous
-            was = "a draw" if prev.draw else "durak " + self.who_list(prev.durak)
-            self.say(f"Previous game at this table: {was}")
-        self.say("Dealt:")
+            if prev.draw:
+                self.say(_("Previous game at this table: a draw"))
+            else:
+                self.say(
+                    _("Previous game at this table: durak {names}").format(
+                        names=self.who_list(prev.durak)
+                    )
+                )
+        self.say(_("Dealt:"))
         for seat in range(r.seats):
             self.say(f"{self.who(seat)}: {self.cards(self.game.hand(seat))}", 1)
 
@@ -188,7 +240,10 @@ class _Teller:
         return suit.letter if self.ascii else suit.symbol
 
     def who_list(self, seats: Any) -> str:
-        return " and ".join(self.who(s) for s in seats)
+        names = [self.who(s) for s in seats]
+        if len(names) <= 1:
+            return "".join(names)
+        return _("{a} and {b}").format(a=", ".join(names[:-1]), b=names[-1])
 
     def snapshot(self) -> dict[str, Any]:
         g = self.game
@@ -203,12 +258,22 @@ class _Teller:
         }
 
     def verb(self, action: Action) -> str:
+        card = self.card(action.card)
         if action.do is Do.ATTACK:
-            return f"attack with {self.cards(action.cards, in_hand_order=False)}"
+            cards = self.cards(action.cards, in_hand_order=False)
+            return _("attack with {cards}").format(cards=cards)
         if action.do is Do.COVER:
-            return f"cover {self.card(action.on)} with {self.card(action.card)}"
-        if action.do in (Do.TRANSFER, Do.SHOW, Do.CHALLENGE):
-            return f"{action.do.value} {self.card(action.card)}"
+            return _("cover {on} with {card}").format(on=self.card(action.on), card=card)
+        if action.do is Do.TRANSFER:
+            return _("transfer {card}").format(card=card)
+        if action.do is Do.SHOW:
+            return _("show {card}").format(card=card)
+        if action.do is Do.CHALLENGE:
+            return _("challenge {card}").format(card=card)
+        if action.do is Do.TAKE:
+            return _("take")
+        if action.do is Do.PASS:
+            return _("pass")
         return action.do.value
 
     def action_line(self, action: Action, before: dict[str, Any]) -> None:
@@ -217,45 +282,60 @@ class _Teller:
         if action.do is Do.ATTACK:
             what = self.cards(action.cards, in_hand_order=False)
             if not before["table"]:
-                self.say(f"{who} leads {what}", 1)
+                self.say(_("{name} leads {cards}").format(name=who, cards=what), 1)
             else:
-                self.say(f"{who} throws in {what}", 1)
+                self.say(_("{name} throws in {cards}").format(name=who, cards=what), 1)
         elif action.do is Do.COVER:
-            self.say(f"{who} covers {self.card(action.on)} with {self.card(action.card)}", 1)
+            on, card = self.card(action.on), self.card(action.card)
+            self.say(_("{name} covers {on} with {card}").format(name=who, on=on, card=card), 1)
         elif action.do is Do.TRANSFER:
             self.say(
-                f"{who} transfers with {self.card(action.card)}: {self.defender_now()} defends",
+                _("{name} transfers with {card}: {defender} defends").format(
+                    name=who, card=self.card(action.card), defender=self.defender_now()
+                ),
                 1,
             )
         elif action.do is Do.SHOW:
             self.say(
-                f"{who} shows the trump {self.card(action.card)} and transfers: "
-                f"{self.defender_now()} defends",
+                _("{name} shows the trump {card} and transfers: {defender} defends").format(
+                    name=who, card=self.card(action.card), defender=self.defender_now()
+                ),
                 1,
             )
         elif action.do is Do.TAKE:
-            self.say(f"{who} takes (Beru)", 1)
+            self.say(_("{name} takes (Beru)").format(name=who), 1)
         elif action.do is Do.PASS:
             done = action.seat == before["attacker"]
-            self.say(f"{who}: {'done' if done else 'pass'}", 1)
+            said = _("{name}: done") if done else _("{name}: pass")
+            self.say(said.format(name=who), 1)
         elif action.do is Do.CHALLENGE:
             card = self.card(action.card)
             if g.table == before["table"]:
                 # R-S4: an honest card; nothing moves and the challenger is marked.
                 if action.seat in before["marked"]:
-                    why = f"{who} was marked already"
+                    why = _("{name} was marked already").format(name=who)
                 else:
-                    why = f"{who} must play honestly from now on"
-                self.say(f"{who} challenges {card}: it was honest; {why} (R-S4)", 1)
+                    why = _("{name} must play honestly from now on").format(name=who)
+                self.say(
+                    _("{name} challenges {card}: it was honest; {why} (R-S4)").format(
+                        name=who, card=card, why=why
+                    ),
+                    1,
+                )
             else:
                 # R-S3: a cheat; the bout goes back to before it, the cheater is marked.
                 seat = None if action.card is None else self.played_by.get(action.card)
                 cheater = self.role(seat)
                 if seat in before["marked"]:
-                    why = f"{cheater} was marked already"
+                    why = _("{name} was marked already").format(name=cheater)
                 else:
-                    why = f"{cheater} must play honestly from now on"
-                self.say(f"{who} challenges {card}: a cheat! The cards go back; {why} (R-S3)", 1)
+                    why = _("{name} must play honestly from now on").format(name=cheater)
+                self.say(
+                    _("{name} challenges {card}: a cheat! The cards go back; {why} (R-S3)").format(
+                        name=who, card=card, why=why
+                    ),
+                    1,
+                )
 
     def defender_now(self) -> str:
         return self.role(self.game.defender)
@@ -276,11 +356,28 @@ class _Teller:
         picked = on_table & set(g.hand(taker)) if taker is not None else set()
         discarded = g.discard_count - before["discard"]
         if discarded and not picked:
-            self.say(f"Bito: {discarded} cards to the discard pile", 1)
+            self.say(
+                ngettext(
+                    "Bito: {n} card to the discard pile",
+                    "Bito: {n} cards to the discard pile",
+                    discarded,
+                ).format(n=discarded),
+                1,
+            )
         elif discarded:
-            self.say(f"{discarded} covered cards to the discard pile", 1)
+            self.say(
+                ngettext(
+                    "{n} covered card to the discard pile",
+                    "{n} covered cards to the discard pile",
+                    discarded,
+                ).format(n=discarded),
+                1,
+            )
         if picked and taker is not None:
-            self.say(f"{self.who(taker)} picks up {self.cards(picked)}", 1)
+            self.say(
+                _("{name} picks up {cards}").format(name=self.who(taker), cards=self.cards(picked)),
+                1,
+            )
         drawn: list[tuple[int, Card]] = []
         for s in seats:
             old = before["hands"][s] - (played if s == action.seat else set())
@@ -289,31 +386,44 @@ class _Teller:
             drawn += [(s, c) for c in set(g.hand(s)) - old]
         if drawn:
             drawn.sort(key=lambda sc: self.position[sc[1]])
-            parts: list[str] = []
+            groups: list[tuple[int, list[str]]] = []
             for s, c in drawn:
-                if parts and parts[-1].startswith(self.who(s) + " draws "):
-                    parts[-1] += " " + self.card(c)
+                if groups and groups[-1][0] == s:
+                    groups[-1][1].append(self.card(c))
                 else:
-                    parts.append(f"{self.who(s)} draws {self.card(c)}")
-            self.say(f"Refill: {', '.join(parts)} (stock {g.stock_count} left)", 1)
+                    groups.append((s, [self.card(c)]))
+            parts = [
+                _("{name} draws {cards}").format(name=self.who(s), cards=" ".join(cs))
+                for s, cs in groups
+            ]
+            self.say(
+                _("Refill: {draws} (stock {n} left)").format(
+                    draws=", ".join(parts), n=g.stock_count
+                ),
+                1,
+            )
         gone = [s for s in g.out if s not in before["out"]]
         for s in gone:
-            self.say(f"{self.who(s)} is out", 1)
+            self.say(_("{name} is out").format(name=self.who(s)), 1)
 
     def result_line(self) -> str:
         result = self.game.result
         if result is None:
-            return "The game is over."
+            return _("The game is over.")
         if result.draw:
-            return "Result: a draw, nobody is the durak."
+            return _("Result: a draw, nobody is the durak.")
         losers = self.who_list(result.durak)
-        verb = "are" if len(result.durak) > 1 else "is"
-        text = f"Result: {losers} {verb} the durak"
+        n = len(result.durak)
+        if self.record.rules.variant is Variant.DUREN:
+            said = ngettext("Result: {names} is the dureń", "Result: {names} are the dureń", n)
+        else:
+            said = ngettext("Result: {names} is the durak", "Result: {names} are the durak", n)
+        text = said.format(names=losers)
         if result.pogony:
             low = RANK_LETTERS[lowest_rank(self.record.rules.deck) - 2]
-            text += f", with {result.pogony} pogony ({low}s on the shoulders, R-B15)"
-        if self.record.rules.variant is Variant.DUREN:
-            text = text.replace("durak", "dureń")
+            text += _(", with {n} pogony ({rank}s on the shoulders, R-B15)").format(
+                n=result.pogony, rank=low
+            )
         return text + "."
 
 

@@ -40,7 +40,10 @@ def _line(t: TableInfo) -> str:
 
 def run(args: argparse.Namespace) -> int:
     if not 0 < args.timeout <= 600:
-        print("localdurak tables: --timeout must be between 0 and 600 seconds", file=sys.stderr)
+        print(
+            "localdurak tables: " + _("--timeout must be between 0 and 600 seconds"),
+            file=sys.stderr,
+        )
         return 2
     try:
         tables = asyncio.run(browse(args.timeout))
@@ -52,8 +55,10 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if not tables:
         print(
-            "No tables found on the local network. If the host is running, multicast may be "
-            "blocked here: join with --address HOST:PORT (the host's screen shows it)."
+            _(
+                "No tables found on the local network. If the host is running, multicast may "
+                "be blocked here: join with --address HOST:PORT (the host's screen shows it)."
+            )
         )
         return 0
     for t in tables:

@@ -2,28 +2,22 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent, merge_key_bindings
 from prompt_toolkit.key_binding.key_bindings import KeyBindingsBase
 
 from localdurak.cli import table
+from localdurak.cli.controller import TableController
 from localdurak.cli.i18n import _
 from localdurak.game.actions import Action
 
-if TYPE_CHECKING:
-    from localdurak.cli.app import DurakApp
+
+def build_key_bindings(app: TableController) -> KeyBindingsBase:
+    """The table's keys and the ones every screen has (the lobby adds its own)."""
+    return merge_key_bindings([_table_keys(app), _global_keys(app)])
 
 
-def build_key_bindings(app: DurakApp) -> KeyBindingsBase:
-    parts: list[KeyBindingsBase] = [_table_keys(app), _global_keys(app)]
-    if app.lobby is not None:
-        parts.append(app.lobby.key_bindings())
-    return merge_key_bindings(parts)
-
-
-def _global_keys(app: DurakApp) -> KeyBindings:
+def _global_keys(app: TableController) -> KeyBindings:
     kb = KeyBindings()
     helping = Condition(lambda: app.ui.show_help)
 
@@ -33,7 +27,7 @@ def _global_keys(app: DurakApp) -> KeyBindings:
     def _quit(event: KeyPressEvent) -> None:
         """Ctrl-C: leave the program (asked first at a table; a second Ctrl-C leaves)."""
         if app.ui.confirm:
-            app.quit(everything=True)
+            app.shell.quit(everything=True)
         else:
             app.ask_leave(everything=True)
 
@@ -66,9 +60,9 @@ def _global_keys(app: DurakApp) -> KeyBindings:
     return kb
 
 
-def _table_keys(app: DurakApp) -> KeyBindings:
+def _table_keys(app: TableController) -> KeyBindings:
     kb = KeyBindings()
-    at_table = Condition(lambda: app.screen == "table" and not app.ui.confirm)
+    at_table = Condition(lambda: app.shell.screen == "table" and not app.ui.confirm)
     playing = at_table & Condition(lambda: _in_game(app))
     over = at_table & Condition(lambda: not _in_game(app))
     picking = Condition(lambda: app.ui.focus_table or app.ui.challenge) & playing
@@ -91,6 +85,18 @@ def _table_keys(app: DurakApp) -> KeyBindings:
 
     # The host's own player, before the first deal: fill seats with bots, or free them.
     owning = at_table & Condition(app.owns_lobby)
+
+    # Every player in a network table's lobby, the host's too: ready once the codes match.
+    in_lobby = at_table & Condition(
+        lambda: (
+            app.view() is None and app.session is not None and app.session.lobby_view is not None
+        )
+    )
+
+    @kb.add("r", filter=in_lobby)
+    def _ready(event: KeyPressEvent) -> None:
+        """Ready for the deal (the pairing codes compared), or not ready any more."""
+        app.toggle_ready()
 
     @kb.add("b", filter=owning)
     def _add_bot(event: KeyPressEvent) -> None:
@@ -238,11 +244,11 @@ def _table_keys(app: DurakApp) -> KeyBindings:
     return kb
 
 
-def _in_game(app: DurakApp) -> bool:
+def _in_game(app: TableController) -> bool:
     v = app.view()
     return v is not None and v.result is None
 
 
-def _seat(app: DurakApp) -> int | None:
+def _seat(app: TableController) -> int | None:
     v = app.view()
     return None if v is None else v.seat

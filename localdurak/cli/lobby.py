@@ -30,6 +30,7 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.widgets import TextArea
 
 from localdurak.cli import settings
+from localdurak.cli.controller import Shell
 from localdurak.cli.i18n import _
 from localdurak.cli.table import pad, wrap
 from localdurak.game.rules import (
@@ -47,7 +48,25 @@ from localdurak.game.rules import (
 from localdurak.net.local import BOT_NAMES, LocalTable
 
 if TYPE_CHECKING:
-    from localdurak.cli.app import DurakApp
+    from localdurak.cli.netplay import Hosting
+    from localdurak.net.api import TableSession
+
+
+class LobbyShell(Shell, Protocol):
+    """What the lobby needs of the application that shows it (`DurakApp`; the lobby never
+    imports it, nor touches its private parts)."""
+
+    def text(self, make: Callable[[], StyleAndTextTuples]) -> Callable[[], StyleAndTextTuples]: ...
+
+    def frame(self, body: AnyContainer, title: Callable[[], str]) -> AnyContainer: ...
+
+    def width(self) -> int: ...
+
+    def focus(self, container: AnyContainer) -> None: ...
+
+    def show_help(self) -> None: ...
+
+    def open_table(self, session: TableSession, hosting: Hosting | None = None) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +152,7 @@ def _row(t: Any) -> TableRow:
         if t.addresses and t.compatible
         else None
     )
-    pin = bool(getattr(t, "pin", False))
+    pin = bool(t.pin)
     return TableRow(t.name, where, t.seats_taken, t.seats_total, t.rules, state, address, pin)
 
 
@@ -211,7 +230,9 @@ class HostForm:
         try:
             self.rules()
         except RulesError as e:
-            return str(e)
+            from localdurak.cli.words import rules_error_text
+
+            return rules_error_text(e)
         if self.values["bots"] > self.values["seats"] - 1:
             return _("At most {n} bots: you take a seat too.").format(n=self.values["seats"] - 1)
         return ""
@@ -321,7 +342,7 @@ class Lobby:
         self.selected = 0
         self.message = ""
         self.form = HostForm(_("{name}'s table").format(name=name))
-        self.app: DurakApp | None = None
+        self.app: LobbyShell | None = None
         self._containers: dict[str, AnyContainer] = {}
         self._task: asyncio.Task[None] | None = None
         self.address = TextArea(
@@ -337,15 +358,13 @@ class Lobby:
         self._pin_for: tuple[Any, str] | None = None
         """The table the PIN screen asks for: its address and its name."""
 
-    def attach(self, app: DurakApp) -> None:
+    def attach(self, app: LobbyShell) -> None:
         self.app = app
 
     def start(self) -> None:
         app = self.app
         assert app is not None
-        self._task = asyncio.get_running_loop().create_task(
-            self.source.run(app.application.invalidate)
-        )
+        self._task = asyncio.get_running_loop().create_task(self.source.run(app.invalidate))
 
     async def close(self) -> None:
         if self._task is not None:
@@ -393,7 +412,7 @@ class Lobby:
             "table_name": self.table_name_input,
         }.get(screen)
         if field is not None:
-            app.application.layout.focus(field)
+            app.focus(field)
 
     def _lobby_text(self) -> StyleAndTextTuples:
         app = self.app
@@ -514,12 +533,12 @@ class Lobby:
     def _spawn(self, coro: Any) -> None:
         app = self.app
         assert app is not None
-        app._spawn(coro)
+        app.spawn(coro)
 
     def _say(self, text: str) -> None:
         self.message = text
         if self.app is not None:
-            self.app.application.invalidate()
+            self.app.invalidate()
 
     def join(self, address: Any, label: str, pin: str | None = None) -> None:
         """Join the table at ``address`` and open its screen; a failure stays in the lobby
@@ -531,9 +550,9 @@ class Lobby:
 
         async def go() -> None:
             from localdurak.cli.netplay import join_table
+            from localdurak.net.api import TableError
             from localdurak.net.client import ClientSession
             from localdurak.net.identity import IdentityError, load_or_create
-            from localdurak.protocol.errors import BadPin, RemoteProtocolError
 
             try:
                 try:
@@ -544,17 +563,15 @@ class Lobby:
                 session = ClientSession(identity, self.name, address, pin=pin)
                 try:
                     await join_table(session)
-                except BadPin:
-                    self.ask_pin(address, label, _("Wrong PIN: try again.") if pin else "")
-                    return
-                except (RemoteProtocolError, ConnectionError, OSError, TimeoutError) as e:
-                    reason = str(e) or type(e).__name__
-                    self._say(_("Cannot join {name}: {reason}").format(name=label, reason=reason))
+                except TableError as e:
+                    if e.pin_wanted:
+                        self.ask_pin(address, label, _("Wrong PIN: try again.") if pin else "")
+                        return
+                    self._say(_("Cannot join {name}: {reason}").format(name=label, reason=e.reason))
                     return
                 self.message = ""
                 assert self.app is not None
                 self.app.open_table(session)
-                self.app._on_update()
             finally:
                 self.busy = False
 
@@ -607,7 +624,6 @@ class Lobby:
                 self.show("lobby")
                 assert self.app is not None
                 self.app.open_table(session, hosting)
-                self.app._on_update()
             finally:
                 self.busy = False
 
@@ -710,7 +726,7 @@ class Lobby:
         def _help(event: KeyPressEvent) -> None:
             """Show the keys and the glossary."""
             assert self.app is not None
-            self.app.ui.show_help = True
+            self.app.show_help()
 
         @kb.add("q", filter=lobby)
         def _quit(event: KeyPressEvent) -> None:

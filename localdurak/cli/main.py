@@ -117,8 +117,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(args_list)
     _player_name(args)
     func: Callable[[argparse.Namespace], int] | None = getattr(args, "func", None)
-    if func is None:
-        from localdurak.cli.cmd_lobby import run_lobby
+    try:
+        if func is None:
+            from localdurak.cli.cmd_lobby import run_lobby
 
-        return run_lobby(args)
-    return func(args)
+            return run_lobby(args)
+        return func(args)
+    except KeyboardInterrupt:
+        # Ctrl-C before a command set its own handler (connecting, reading files): no
+        # traceback, ever (issue 15).
+        print(_("localdurak: interrupted"), file=sys.stderr)
+        return 1

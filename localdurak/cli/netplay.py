@@ -9,18 +9,17 @@ import asyncio
 import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from localdurak.cli.i18n import _, ngettext
 from localdurak.cli.table import pad
 from localdurak.cli.words import rules_summary
+from localdurak.net.api import SeatKind, TableError, TableSession
 from localdurak.net.client import Address, ClientSession
 from localdurak.net.discovery import lan_addresses
 from localdurak.net.host import HostOptions, TableHost, resume_table
-from localdurak.net.identity import Identity, pairing_code
-from localdurak.protocol.errors import RemoteProtocolError
+from localdurak.net.identity import Identity
 
 
 @dataclass
@@ -75,39 +74,27 @@ async def resume_hosting(identity: Identity, journal: Path) -> Hosting:
 
 async def sit_at_own_table(identity: Identity, hosting: Hosting, player: str) -> ClientSession:
     """The host's person at seat 0 of the table this process hosts (after a crash, the saved
-    seat in the data directory brings his game back)."""
+    seat in the data directory brings his game back).  He says ready himself, like every
+    guest, once the codes are compared (issue 13 item 2)."""
     session = ClientSession(
         identity,
         player,
         Address("127.0.0.1", hosting.port, identity.fingerprint),
         pin=hosting.pin,
     )
-    error = await join(session)
-    if error:
+    try:
+        await join_table(session)
+    except TableError as e:
         await hosting.close()
-        raise ConnectionError(error)
+        raise ConnectionError(e.reason) from None
     return session
 
 
-async def join_table(session: ClientSession) -> None:
-    """Connect ``session`` and say ready; raises what refused it (`BadPin` for a PIN the
-    table does not take), the session closed."""
-    try:
-        await session.start()
-        await session.set_ready(True)
-    except BaseException:
-        with contextlib.suppress(Exception):
-            await session.close()
-        raise
-
-
-async def join(session: ClientSession) -> str:
-    """Connect ``session`` and say ready; "" when seated, else the reason it failed."""
-    try:
-        await join_table(session)
-    except (RemoteProtocolError, ConnectionError, OSError, TimeoutError) as e:
-        return str(e) or type(e).__name__
-    return ""
+async def join_table(session: ClientSession, *, ready: bool = False) -> None:
+    """Connect ``session`` (``ready``: say ready at once, for a seat nobody watches); raises
+    `TableError` with the reason (``pin_wanted`` for a PIN the table does not take), the
+    session closed."""
+    await session.async_join(ready=ready)
 
 
 async def host_and_sit(
@@ -119,21 +106,14 @@ async def host_and_sit(
     return hosting, await sit_at_own_table(identity, hosting, player)
 
 
-def session_pairing_code(session: Any) -> str:
-    """The code to compare with the host (identity.pairing_code over both keys), or ""."""
-    channel = getattr(session, "channel", None)
-    identity = getattr(session, "identity", None)
-    peer = getattr(channel, "peer_key", None)
-    if identity is None or peer is None or peer == identity.public_key:
-        return ""
-    return pairing_code(identity.public_key, peer)
-
-
-def waiting_text(session: Any, hosting: Hosting | None, width: int) -> StyleAndTextTuples:
+def waiting_text(
+    session: TableSession | None, hosting: Hosting | None, width: int
+) -> StyleAndTextTuples:
     """The table's lobby until the first deal: its name, where to join it, the pairing
-    codes, the seats and their state, and what the table waits for."""
-    lobby = getattr(session, "lobby", None)
-    if lobby is None:
+    codes, the seats and their state, and what the table waits for: every player's `r`
+    once he has compared the codes (issue 13 item 2)."""
+    lobby = None if session is None else session.lobby_view
+    if session is None or lobby is None:
         return [("class:dim", _("Dealing…"))]
     out: StyleAndTextTuples = [("", "\n")]
     out += [("class:heading", "  " + _("Table {name}").format(name=lobby.table))]
@@ -154,23 +134,21 @@ def waiting_text(session: Any, hosting: Hosting | None, width: int) -> StyleAndT
             ("", "\n\n"),
         ]
     else:
-        code = session_pairing_code(session)
+        code = session.pairing_code
         if code:
             out += [("class:label", "  " + _("Code to compare with the host: "))]
             out += [("class:field-value", code), ("", "\n\n")]
     out += [("class:heading", "  " + _("Seats")), ("", "\n")]
-    me = getattr(session, "seat", -1)
-    host_key = getattr(getattr(session, "identity", None), "public_key", None)
+    me = session.seat
     waiting: list[str] = []
     free = 0
     for i, s in enumerate(lobby.seats):
-        kind = str(getattr(s.kind, "value", s.kind))
-        if kind == "empty":
+        if s.kind is SeatKind.EMPTY:
             text, state = _("(free)"), ""
             free += 1
         else:
             text = s.name + (" " + _("(you)") if i == me else "")
-            if kind == "bot":
+            if s.kind is SeatKind.BOT:
                 state = _("bot")
             elif not s.connected:
                 state = _("offline")
@@ -180,9 +158,8 @@ def waiting_text(session: Any, hosting: Hosting | None, width: int) -> StyleAndT
             else:
                 state = _("not ready")
                 waiting.append(s.name)
-            # A person's code to compare (a bot runs in this process: nothing to compare).
-            if hosting is not None and kind == "human" and s.key and host_key and s.key != host_key:
-                state += "   " + _("code {code}").format(code=pairing_code(host_key, s.key))
+            if s.code:  # a guest's code, at the host's screen (a bot has none to compare)
+                state += "   " + _("code {code}").format(code=s.code)
         out += [("", f"   {i + 1}. "), ("class:name", pad(text, 22)), ("", " " + state)]
         out.append(("", "\n"))
     out.append(("", "\n"))
@@ -193,27 +170,28 @@ def waiting_text(session: Any, hosting: Hosting | None, width: int) -> StyleAndT
     else:
         line = _("Everybody is here: dealing…")
     out += [("class:status-wait", "  " + pad(line, max(10, width - 4))), ("", "\n")]
-    if hosting is not None:
-        out += [
-            ("class:dim", "  " + _("Compare each player's code with the code on their screen.")),
-            ("", "\n"),
-        ]
+    mine = lobby.seats[me] if 0 <= me < len(lobby.seats) else None
+    if mine is not None and mine.kind is SeatKind.HUMAN:
+        if hosting is not None:
+            hint = _("Compare each player's code with the code on their screen, then press r.")
+        else:
+            hint = _("Compare the code with the host's screen, then press r.")
+        if mine.ready:
+            hint = _("You are ready: r again if you are not.")
+        out += [("class:status", "  ▶ " + hint), ("", "\n")]
     return out
 
 
-def pairing_lines(session: Any, hosting: Hosting | None) -> list[str]:
+def pairing_lines(session: TableSession, hosting: Hosting | None) -> list[str]:
     """The pairing codes to compare, for the help screen (the waiting screen may have been
     too short to read them: the deal comes as soon as the last seat is taken)."""
-    code = session_pairing_code(session)
+    code = session.pairing_code
     if hosting is None:
         return [_("Code to compare with the host: ") + code] if code else []
-    lobby = getattr(session, "lobby", None)
-    me = getattr(getattr(session, "identity", None), "public_key", None)
-    if lobby is None or me is None:
+    lobby = session.lobby_view
+    if lobby is None:
         return []
     where = "  ".join(f"{a}:{hosting.port}" for a in hosting.addresses)
     out = [_("This laptop: ") + where]
-    for s in lobby.seats:
-        if str(getattr(s.kind, "value", s.kind)) == "human" and s.key and s.key != me:
-            out.append(f"{s.name}: " + _("code {code}").format(code=pairing_code(me, s.key)))
+    out += [f"{s.name}: " + _("code {code}").format(code=s.code) for s in lobby.seats if s.code]
     return out

@@ -437,15 +437,23 @@ def log_lines(
 
 
 def key_line(
-    view: PlayerView | None, width: int, cheating: bool, *, owner: bool = False
+    view: PlayerView | None,
+    width: int,
+    cheating: bool,
+    *,
+    owner: bool = False,
+    lobby: bool = False,
 ) -> StyleAndTextTuples:
     """The keys that matter now, in one line; when it is too narrow the least needed go
     first (`?` and `q` always stay).  ``owner``: the host's own player before the first deal,
-    who may seat bots and free their seats."""
+    who may seat bots and free their seats; ``lobby``: a network table's lobby, where every
+    player says ready with `r`."""
     # (key, word, priority: lower stays longer)
     keys: list[tuple[str, str, int]]
     if view is None:  # before the first deal (a network table's lobby): nothing to play yet
         keys = [("q", _("leave"), 0), ("?", _("help"), 1)]
+        if lobby:
+            keys = [("r", _("ready"), 0), *keys]
         if owner:
             keys = [("b", _("add a bot"), 1), ("x", _("remove a bot"), 2), *keys]
     elif view.result is not None:

@@ -3,9 +3,10 @@ glossary.  Everything here goes through gettext (`localdurak.cli.i18n`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 
-from localdurak.cli.i18n import _, ngettext
+from localdurak.cli.i18n import _, language, ngettext
 from localdurak.game.actions import Action, Do
 from localdurak.game.cards import Card, Suit
 from localdurak.game.rules import Rules, ThrowInOrder, Variant
@@ -365,8 +366,8 @@ _RULE_REFUSALS = {
     "R-P5": lambda: _("In Dureń the defender covers every card, or takes."),
     "R-S1": lambda: _("That card is not in the hand."),
     "R-S2": lambda: _("Challenge only another player's card that lies on the table."),
-    "R-S3": lambda: _("You were caught or marked: honest play only."),
-    "R-S4": lambda: _("You found that card honest already."),
+    "R-S3": lambda: _("A caught or marked player plays honestly only."),
+    "R-S4": lambda: _("That card was found honest already."),
     "R-T2": lambda: _("Partners do not play against each other."),
 }
 
@@ -376,3 +377,48 @@ def rule_refusal(rule: str | None) -> str | None:
     rule = rule or ""
     text = _RULE_REFUSALS.get(rule) or _RULE_REFUSALS.get(rule.rstrip("abcdefgh"))
     return text() if text is not None else None
+
+
+# The table refusals of `Rules` (rules.md section O) in the player's language: the engine
+# words them in English, with their numbers; these patterns take the numbers out of the
+# English sentence and put them into the player's (tests/cli/test_languages.py builds every
+# one of them from real `Rules`, so a changed English sentence shows up there).
+_RULES_ERRORS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
+    (
+        re.compile(r"teams (\S+) needs exactly (\d+) players, not (\d+) \(R-T1\)"),
+        lambda m: _("Teams {teams} need exactly {need} players, not {seats} (R-T1).").format(
+            teams=m[1], need=m[2], seats=m[3]
+        ),
+    ),
+    (
+        re.compile(r"(\d+) players × (\d+) cards = (\d+) cards, more than the (\d+)-card"),
+        lambda m: _(
+            "{seats} players × {hand} cards = {dealt} cards: more than a deck of {deck} (R-D1)."
+        ).format(seats=m[1], hand=m[2], dealt=m[3], deck=m[4]),
+    ),
+    (
+        re.compile(r"Durak is played by 2 to 6 players, not (\S+) \(R-C3\)"),
+        lambda m: _("Durak is played by 2 to 6 players, not {n} (R-C3).").format(n=m[1]),
+    ),
+    (
+        re.compile(r"these options do not apply to (\w+) and must keep their default: (.*)"),
+        lambda m: _("These options do not apply to {variant}: {options}.").format(
+            variant=variant_word(Variant(m[1])),
+            options=_(", ").join(  # "、" in Chinese
+                option_word(name) for name in re.findall(r"(?:^|; )(\w+) \(", m[2])
+            ),
+        ),
+    ),
+]
+
+
+def rules_error_text(error: Exception) -> str:
+    """Why `Rules` refused a table, in the player's language (English: the engine's own)."""
+    text = str(error)
+    if language() == "en":
+        return text
+    for pattern, say in _RULES_ERRORS:
+        m = pattern.search(text)
+        if m is not None:
+            return say(m)
+    return text

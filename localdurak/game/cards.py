@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from enum import IntEnum
+from functools import cache
 from typing import Final
 
 
@@ -165,3 +166,22 @@ def popcount(mask: int) -> int:
 
 def parse_cards(texts: Iterable[str]) -> tuple[Card, ...]:
     return tuple(Card.parse(t) for t in texts)
+
+
+# --- R-B5, the one place that says which card beats which -----------------------------------
+
+
+def beats(cover: int, attack: int, trump: int, japanese: bool = False) -> bool:
+    """R-B5: does ``cover`` beat ``attack``?  A higher card of the attack card's suit, or any
+    trump on a non-trump; Japanese (R-D4): a spade only by a higher spade."""
+    cs, at = cover // 13, attack // 13
+    if cs == at:
+        return cover > attack
+    return cs == trump and not (japanese and at == Suit.SPADES)
+
+
+@cache
+def beat_masks(trump: int, japanese: bool = False) -> tuple[int, ...]:
+    """R-B5 as bit sets: for each card (by index), the set of the cards that beat it, made
+    from `beats` once per trump suit and rule."""
+    return tuple(sum(1 << c for c in range(52) if beats(c, a, trump, japanese)) for a in range(52))

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar, Final
 
-from localdurak.game.cards import SUIT_MASK
+from localdurak.game.cards import SUIT_MASK, beat_masks
 
 WIN: Final = 1
 DRAW: Final = 0
@@ -29,18 +29,6 @@ LOSS: Final = -1
 
 class Budget(Exception):
     """The search ran out of nodes."""
-
-
-def beat_masks(trump: int, japanese: bool) -> tuple[int, ...]:
-    """For each card, the cards that beat it (R-B5)."""
-    out = []
-    for a in range(52):
-        suit = a // 13
-        m = SUIT_MASK[suit] & ~((2 << a) - 1)
-        if suit != trump and not (japanese and suit == 0):
-            m |= SUIT_MASK[trump]
-        out.append(m)
-    return tuple(out)
 
 
 _LOW13: Final = (1 << 13) - 1

@@ -29,12 +29,14 @@ from typing import Final
 
 from localdurak.game import duren
 from localdurak.game.actions import Action, Do, GameResult, IllegalAction
+from localdurak.game.bout import BoutState
 from localdurak.game.cards import (
     CARDS,
     RANK_MASK,
     SUIT_MASK,
     Card,
     Suit,
+    beat_masks,
     cards_of,
     deck_cards,
     deck_mask,
@@ -113,40 +115,6 @@ def _deck_set(deck_size: int) -> frozenset[Card]:
 
 
 @cache
-def _beat_masks(trump: Suit, japanese: bool) -> tuple[int, ...]:
-    """R-B5: for each card, the set of cards that cover it."""
-    out = []
-    for a in range(52):
-        suit = a // 13
-        higher = SUIT_MASK[suit] & ~((2 << a) - 1)  # same suit, higher rank
-        m = higher
-        if suit != trump and not (japanese and suit == Suit.SPADES):
-            # Any trump beats a non-trump; Japanese: a spade only by a higher spade (R-B5).
-            m |= SUIT_MASK[trump]
-        out.append(m)
-    return tuple(out)
-
-
-# The bout's state before a card-playing action, for the rollback of R-S3.
-_Snap = tuple[
-    list[int],  # hands
-    list[int],  # unknown counts
-    list[int],  # public cards
-    list[Card],  # attack cards
-    list[tuple[Card, Card | None]],  # the table: (attack card, its cover)
-    int,  # uncovered
-    int,  # table mask
-    int,  # ranks on the table
-    int,  # passed
-    bool,  # taking
-    int | None,  # attacker
-    int | None,  # defender
-    int,  # attackers
-    list[int],  # shown trumps
-]
-
-
-@cache
 def _seat_layout(
     teams: Teams, seats: int
 ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
@@ -212,7 +180,7 @@ class Game:
         self._transfers = rules.variant is Variant.PEREVODNOY
         self._free_order = rules.throw_in_order is ThrowInOrder.FREE
         self._cheating = rules.cheating
-        self._beats = _beat_masks(trump, rules.japanese)
+        self._beats = beat_masks(trump, rules.japanese)
         self._deck_mask = _deck_mask(rules.deck)
         self._team, self._team_masks, self._opponents = _seat_layout(rules.teams, seats)
         self._clockwise = _clockwise(seats)
@@ -263,7 +231,7 @@ class Game:
         # Cheating mode (R-S3): per card on the table (seat, action number, cheat?) and the
         # state before each card-playing action of the bout.
         self._info: dict[int, tuple[int, int, bool]] = {}
-        self._snaps: list[_Snap] = []
+        self._snaps: list[BoutState] = []
         self._challenged = [0] * seats  # per seat: the cards it challenged, found honest
 
     @classmethod
@@ -1241,22 +1209,22 @@ class Game:
             return self._end_bout(False)  # (b)
         return NOTHING
 
-    def _snapshot(self) -> _Snap:
-        return (
-            list(self._hands),
-            list(self._unknown),
-            list(self._pub),
-            list(self._att),
-            list(self._table),
-            self._uncovered,
-            self._table_mask,
-            self._rank_cards,
-            self._passed,
-            self._taking,
-            self.attacker,
-            self.defender,
-            self._attackers,
-            list(self._shown),
+    def _snapshot(self) -> BoutState:
+        """The bout's state before a card-playing action, for the rollback of R-S3."""
+        return BoutState(
+            hands=tuple(self._hands),
+            unknown=tuple(self._unknown),
+            public=tuple(self._pub),
+            table=tuple(self._table),
+            uncovered=self._uncovered,
+            table_mask=self._table_mask,
+            rank_cards=self._rank_cards,
+            passed=self._passed,
+            taking=self._taking,
+            attacker=self.attacker,
+            defender=self.defender,
+            attackers=self._attackers,
+            shown=tuple(self._shown),
         )
 
     def _do_challenge(self, a: Action) -> Outcome:
@@ -1270,28 +1238,20 @@ class Game:
         # R-S3: back to just before the action that played the cheat.
         undone = [(c, s) for c, (s, kk, _) in self._info.items() if kk >= k]
         seen = self._pub  # still in those hands after the rollback (hands only lost cards)
-        (
-            hands,
-            unknown,
-            pub,
-            att,
-            table,
-            self._uncovered,
-            self._table_mask,
-            self._rank_cards,
-            _passed,
-            self._taking,
-            self.attacker,
-            self.defender,
-            self._attackers,
-            shown,
-        ) = self._snaps[k]
-        self._hands = list(hands)
-        self._unknown = list(unknown)
-        self._pub = list(pub)
-        self._att = list(att)
-        self._table = list(table)
-        self._shown = list(shown)
+        b = self._snaps[k]
+        self._hands = list(b.hands)
+        self._unknown = list(b.unknown)
+        self._pub = list(b.public)
+        self._att = b.attack_cards
+        self._table = list(b.table)
+        self._uncovered = b.uncovered
+        self._table_mask = b.table_mask
+        self._rank_cards = b.rank_cards
+        self._taking = b.taking
+        self.attacker = b.attacker
+        self.defender = b.defender
+        self._attackers = b.attackers
+        self._shown = list(b.shown)
         self.phase = Phase.TAKING if self._taking else Phase.BOUT
         del self._snaps[k:]
         self._info = {c: i for c, i in self._info.items() if i[1] < k}

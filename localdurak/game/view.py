@@ -13,6 +13,7 @@ from functools import cache
 
 from localdurak.game.actions import Action, GameResult
 from localdurak.game.cards import CARDS, Card, Suit, cards_of
+from localdurak.game.outcome import Phase
 from localdurak.game.rules import Rules
 
 
@@ -80,7 +81,7 @@ class PlayerView:
     """The seats that may throw in this bout (R-B2, R-T2)."""
     passed: tuple[int, ...]
     """The attackers that have passed since the table last changed (R-B9)."""
-    phase: str
+    phase: Phase  # a str: "bout", "taking" or "over"
     out: tuple[int, ...]
     marked: tuple[int, ...]
     teams: tuple[int, ...]

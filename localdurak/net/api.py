@@ -1,10 +1,14 @@
-"""The one async API the terminal client and the bots play through (docs/sessions.md).
+"""The port the terminal client plays through (no getattr on the session behind it): the
+one async API of the offline table and the network client (docs/sessions.md).
 
 A `TableSession` is one seat at one table.  It hands out only that seat's `PlayerView`
 (R-T4), turns its actions into the table's business, and tells its listeners when anything
-changed.  The offline table (`localdurak.net.local.LocalTable`) and, later, the network
-client session implement it the same way, so the client cannot tell them apart except by
-`offline` and the audit verdict.
+changed.  The offline table (`localdurak.net.local.LocalTable`) and the network client
+session (`localdurak.net.client.ClientSession`) implement it the same way, so the client
+cannot tell them apart except by `offline`, the audit verdict and a network table's lobby
+(`lobby_view`, `pairing_code`, `async_ready` and the owner's bot commands).  Every failure
+reaches the client as `ActionRefused` (a game action) or `TableError` (anything else): the
+client never sees the protocol's own errors.
 
 Listeners are plain callbacks (the terminal client passes ``app.invalidate``); coroutines
 that prefer to wait use `TableSession.async_wait_update`.
@@ -17,7 +21,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol, runtime_checkable
 
-from localdurak.game.actions import Action, GameResult
+from localdurak.game.actions import Action, Do, GameResult
+from localdurak.game.outcome import BoutEnded, Marked, Opened, Out, Outcome, Returned, first
+from localdurak.game.rules import Rules
 from localdurak.game.view import PlayerView
 
 
@@ -89,6 +95,32 @@ class TableEvent:
     what that seat did."""
 
 
+def table_events(action: Action, outcome: Outcome) -> list[TableEvent]:
+    """The table's log for one applied action, from what it caused (`Game.apply`'s outcome,
+    the only source): the action, or the challenge with whether it caught a cheat (R-S3) and
+    whom it marked; then the bout's end, bito or took, and every seat that went out.  The
+    game's end is logged by the caller (`GAME_OVER` with the game's number)."""
+    if action.do is Do.CHALLENGE:
+        marked = first(outcome, Marked)
+        entry = TableEvent(
+            EventKind.CHALLENGE,
+            action.seat,
+            action,
+            caught=first(outcome, Returned) is not None,
+            marked=None if marked is None else marked.seat,
+        )
+    else:
+        opens = first(outcome, Opened) is not None
+        entry = TableEvent(EventKind.ACTION, action.seat, action, opens=opens)
+    out = [entry]
+    for e in outcome:
+        if isinstance(e, BoutEnded):
+            out.append(TableEvent(EventKind.TOOK if e.taken else EventKind.BITO, e.defender))
+        elif isinstance(e, Out):
+            out.append(TableEvent(EventKind.OUT, e.seat))
+    return out
+
+
 class AuditStatus(StrEnum):
     OFFLINE = "offline"
     """An offline game: every card was dealt on this laptop, there is nothing to audit."""
@@ -118,6 +150,51 @@ class SeriesScore:
         for s in result.durak:
             counts[s] += 1
         return SeriesScore(self.games + 1, self.draws + int(result.draw), tuple(counts))
+
+
+class SeatKind(StrEnum):
+    """Who holds a seat of a table's lobby."""
+
+    EMPTY = "empty"
+    HUMAN = "human"
+    BOT = "bot"
+
+
+@dataclass(frozen=True, slots=True)
+class LobbySeat:
+    """One seat of a network table's lobby, as the client shows it."""
+
+    kind: SeatKind = SeatKind.EMPTY
+    name: str = ""
+    ready: bool = False
+    connected: bool = False
+    code: str = ""
+    """The pairing code this seat's player reads on his screen, to compare with ours: shown
+    at the host's own seat only ("" for bots, empty seats, ourselves, and at a guest's seat,
+    which compares its one code with the host, `TableSession.pairing_code`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyView:
+    """A network table's lobby before (and between) the games: its seats and their state."""
+
+    table: str
+    rules: Rules
+    seats: tuple[LobbySeat, ...]
+    games: int = 0
+    """How many games of the series have been played."""
+    owner: int = 0
+    """The seat that may seat and free bots (the host's own player)."""
+
+
+class TableError(Exception):
+    """The table refused us or failed (joining, an owner command, the connection): ``reason``
+    is for the player to read; ``pin_wanted``: the table asks for a (another) PIN."""
+
+    def __init__(self, reason: str, *, pin_wanted: bool = False) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.pin_wanted = pin_wanted
 
 
 @runtime_checkable
@@ -214,4 +291,31 @@ class TableSession(Protocol):
 
     async def async_leave(self) -> None:
         """Leave the table (the session is closed afterwards)."""
+        ...
+
+    # --- a network table's lobby (an offline table has none) --------------------------------
+
+    @property
+    def lobby_view(self) -> LobbyView | None:
+        """The table's lobby (None offline, or before the host sent it)."""
+        ...
+
+    @property
+    def pairing_code(self) -> str:
+        """The code to compare with the host's screen ("" offline and at the host's own
+        seat, which compares each guest's `LobbySeat.code` instead)."""
+        ...
+
+    async def async_ready(self, ready: bool = True) -> None:
+        """Say that this seat's player has compared the codes and is ready for the deal (or
+        is not, any more); raises `TableError` with the reason."""
+        ...
+
+    async def async_add_bot(self, level: str = "normal") -> None:
+        """The owner seats a bot at the first free seat; raises `TableError` with the
+        reason (not the owner, no free seat, the connection)."""
+        ...
+
+    async def async_remove_bot(self, seat: int) -> None:
+        """The owner frees ``seat``, which a bot holds; raises `TableError`."""
         ...

@@ -25,17 +25,15 @@ import asyncio
 import contextlib
 import logging
 import os
-import pickle
 import random
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from localdurak.game.actions import Action, Do, GameResult, IllegalAction
+from localdurak.game.actions import Action, GameResult, IllegalAction
 from localdurak.game.bots import Bot, Rng, make_bot
-from localdurak.game.engine import Game
 from localdurak.game.rules import Rules
 from localdurak.game.view import PlayerView
 from localdurak.net.api import (
@@ -44,10 +42,17 @@ from localdurak.net.api import (
     AuditVerdict,
     ConnectionState,
     EventKind,
+    LobbySeat,
+    LobbyView,
+    SeatKind,
     SeriesScore,
+    TableError,
     TableEvent,
+    table_events,
 )
 from localdurak.net.identity import Identity, data_dir
+from localdurak.net.identity import pairing_code as code_of
+from localdurak.net.table_store import fsync_paths, write_atomic
 from localdurak.net.transport import (
     Channel,
     ConnectionClosed,
@@ -56,6 +61,7 @@ from localdurak.net.transport import (
     keepalive,
     parse_address,
 )
+from localdurak.protocol import snapshot
 from localdurak.protocol.errors import (
     AuthFailed,
     BadPin,
@@ -92,7 +98,7 @@ from localdurak.protocol.messages import (
 )
 from localdurak.protocol.privacy.audit import audit as audit_record
 from localdurak.protocol.privacy.record import transcript_to_dict
-from localdurak.protocol.table.replica import GAME_STEPS, SeatGame, Signed
+from localdurak.protocol.table.replica import GAME_STEPS, SNAPSHOT_CLASSES, SeatGame, Signed
 
 log = logging.getLogger(__name__)
 
@@ -115,35 +121,8 @@ ahead of its plays (`SeatGame.verify_ahead`)."""
 SAVE_LATER_S = 0.5
 """How long the save after a game action may wait (`ClientSession._send_signed`): several
 actions share one save, made while the table is quiet."""
-SESSION_FILE_MAX = 32 * 1024 * 1024
-"""The session file is rewritten from scratch when it grows past this."""
-
-
-@dataclass(frozen=True)
-class _Before:
-    """The public state before an action, to word the table's log."""
-
-    bout: int
-    taking: bool
-    defender: int | None
-    table: tuple[Any, ...]
-    out: tuple[int, ...]
-    marked: tuple[int, ...]
-    result: GameResult | None
-
-    @classmethod
-    def of(cls, g: Game | None) -> _Before | None:
-        if g is None:
-            return None
-        return cls(
-            g.bout_number,
-            g.phase == "taking",
-            g.defender,
-            tuple(g.table),
-            tuple(g.out),
-            tuple(g.marked),
-            g.result,
-        )
+SYNC_PAUSE_S = 0.05
+"""How long after a save its fsync follows (saves meanwhile share it)."""
 
 
 class SessionClosed(ConnectionError):
@@ -165,19 +144,6 @@ class Address:
         """``HOST:PORT`` (``--address``); the port defaults to the table's fixed port."""
         host, port = parse_address(text)
         return cls(host, port, fingerprint)
-
-
-@dataclass
-class _Saved:
-    """What survives a restart of the client (pickled, 0600, in the data directory)."""
-
-    fingerprint: str
-    seat: int | None = None
-    last_seq: int | None = None
-    game: bytes | None = None
-    """The frozen `SeatGame` of the game being played."""
-    pending: list[Signed] = field(default_factory=list)
-    address: tuple[str, int] | None = None
 
 
 class ClientSession:
@@ -211,6 +177,10 @@ class ClientSession:
         self.last_seq: int | None = None
         self.channel: Channel | None = None
         self._changed = asyncio.Event()
+        self._view_cache: PlayerView | None = None
+        self._view_key: tuple[int, int] | None = None
+        self._changes = 0
+        """Counts `_notify` calls: the cached view is rebuilt after each."""
         self._host_hold = 0
         """The seat hold the host's `Presence` events gave (0: none seen yet)."""
         self._held_until: dict[int, float] = {}
@@ -225,7 +195,12 @@ class ClientSession:
         self._runner: asyncio.Task[None] | None = None
         self._state_dir = state_dir if state_dir is not None else data_dir() / "sessions"
         self._restored = False
-        self._file: Any = None
+        self._syncing: asyncio.Task[None] | None = None
+        self.bytes_saved = 0
+        """Bytes of saved state written (benchmarks: bytes per game)."""
+        self.save_problem: str | None = None
+        """Why the seat cannot be saved right now (a full or read-only disk), for the screen:
+        the game goes on from memory meanwhile."""
         self._save_timer: asyncio.TimerHandle | None = None
         self.reconnects = 0
         self.paused: str | None = None
@@ -253,7 +228,16 @@ class ClientSession:
 
     @property
     def view(self) -> PlayerView | None:
-        return None if self.game is None else self.game.view()
+        """The seat's view with its legal actions, built once per change: the screen reads
+        it many times a frame (issue 12).  A change is what the session tells its listeners
+        (`_notify`, after every message applied) or a new game."""
+        g = self.game
+        if g is None:
+            return None
+        key = (id(g), self._changes)
+        if self._view_key != key:
+            self._view_cache, self._view_key = g.view(), key
+        return self._view_cache
 
     @property
     def seat(self) -> int:
@@ -343,7 +327,76 @@ class ClientSession:
     async def async_leave(self) -> None:
         await self.close()
 
+    # --- the port's lobby (api.TableSession): the protocol's errors become TableError -------
+
+    @property
+    def lobby_view(self) -> LobbyView | None:
+        lobby = self.lobby
+        if lobby is None:
+            return None
+        mine = self.identity.public_key
+        # At the host's own seat the peer is ourselves: each guest's code is shown there.
+        at_host = self.channel is not None and self.channel.peer_key == mine
+        seats = tuple(
+            LobbySeat(
+                SeatKind(s.kind.value),
+                s.name,
+                s.ready,
+                s.connected,
+                code_of(mine, s.key)
+                if at_host and s.kind.value == "human" and s.key and s.key != mine
+                else "",
+            )
+            for s in lobby.seats
+        )
+        return LobbyView(lobby.table, lobby.rules, seats, lobby.games, lobby.owner)
+
+    @property
+    def pairing_code(self) -> str:
+        peer = None if self.channel is None else self.channel.peer_key
+        mine = self.identity.public_key
+        return "" if peer is None or peer == mine else code_of(mine, peer)
+
+    async def async_join(self, *, ready: bool = False) -> None:
+        """Connect (and say ready when ``ready``: the headless forms); `TableError` with
+        the reason when the table refuses us or cannot be reached (the session closed)."""
+        try:
+            await self.start()
+            if ready:
+                await self.set_ready(True)
+        except BaseException as e:
+            with contextlib.suppress(Exception):
+                await self.close()
+            if isinstance(e, (ProtocolError, ConnectionError, OSError, TimeoutError)):
+                reason = str(e) or type(e).__name__
+                raise TableError(reason, pin_wanted=isinstance(e, BadPin)) from None
+            raise
+
+    async def async_run(self) -> None:
+        """Keep the seat until the table closes; `TableError` with the reason when the
+        session fails."""
+        try:
+            await self.run_until_closed()
+        except (ProtocolError, ConnectionError) as e:
+            raise TableError(str(e) or type(e).__name__) from None
+
+    async def async_ready(self, ready: bool = True) -> None:
+        await self._port(self.set_ready(ready))
+
+    async def async_add_bot(self, level: str = "normal") -> None:
+        await self._port(self.add_bot(level))
+
+    async def async_remove_bot(self, seat: int) -> None:
+        await self._port(self.remove_bot(seat))
+
+    async def _port(self, command: Awaitable[None]) -> None:
+        try:
+            await command
+        except (ProtocolError, ConnectionError) as e:
+            raise TableError(str(e) or type(e).__name__) from None
+
     def _notify(self) -> None:
+        self._changes += 1
         self._changed.set()
         for callback in list(self._listeners):
             try:
@@ -710,12 +763,11 @@ class ClientSession:
                 return []
             if m.seat == self.my_seat:
                 self._pending = [p for p in self._pending if p.n != m.n]
-            before = _Before.of(self.game.game)
             t0 = time.monotonic()
             out = self.game.receive(m, defer=True)
             action = self.game.last_action
-            if action is not None and self.game.game is not None and before is not None:
-                self._log_action(action, before, self.game.game)
+            if action is not None:
+                self._events += table_events(action, self.game.last_outcome)
             if self.trace is not None:
                 self._trace(m, t0)
             return out
@@ -761,34 +813,6 @@ class ClientSession:
             return []
         return []
 
-    def _log_action(self, action: Action, before: _Before, g: Game) -> None:
-        """The table's log (api.TableEvent) for one applied action."""
-        if action.do is Do.CHALLENGE:
-            marked = [s for s in g.marked if s not in before.marked]
-            caught = bool(marked) and marked[0] != action.seat
-            self._events.append(
-                TableEvent(
-                    EventKind.CHALLENGE,
-                    seat=action.seat,
-                    action=action,
-                    caught=caught,
-                    marked=marked[0] if marked else None,
-                )
-            )
-        else:
-            opens = action.do is Do.ATTACK and not before.table
-            self._events.append(
-                TableEvent(EventKind.ACTION, seat=action.seat, action=action, opens=opens)
-            )
-        if g.bout_number != before.bout or (g.result is not None and before.result is None):
-            if before.taking or action.do is Do.TAKE:
-                self._events.append(TableEvent(EventKind.TOOK, seat=before.defender))
-            else:
-                self._events.append(TableEvent(EventKind.BITO, seat=before.defender))
-        for s in g.out:
-            if s not in before.out:
-                self._events.append(TableEvent(EventKind.OUT, seat=s))
-
     async def _audit_later(self, g: SeatGame) -> None:
         verdict = await asyncio.to_thread(self._own_audit, g)
         if self.game is g:
@@ -833,43 +857,61 @@ class ClientSession:
 
     # --- the state on disk ----------------------------------------------------------------------
 
-    def _path(self) -> Path | None:
-        fp = self.address.fingerprint
+    def _path(self, fingerprint: str | None = None) -> Path | None:
+        fp = fingerprint or self.address.fingerprint
         if fp is None:
             return None
         key = self.identity.public_key.hex()[:16]
         return self._state_dir / f"{fp[:32]}-{key}.session"
 
     def _save(self) -> None:
-        """Append the state to the session file (one length-prefixed pickle per save, flushed):
-        appending is much cheaper than writing a new file and renaming it each time, and a
-        torn last entry is ignored on reading.  The file is rewritten when it grows large."""
+        """The session as one snapshot (`protocol.snapshot`: msgpack, no code), replacing the
+        last one (a temporary file renamed over it): the file is one seat's state, never a
+        growing log.  Its fsync follows off the loop, coalesced (`_sync_soon`)."""
         path = self._path()
         if path is None:
             return
-        saved = _Saved(
-            fingerprint=self.address.fingerprint or "",
-            seat=self.my_seat,
-            last_seq=self.last_seq,
-            game=self.game.freeze() if self.game is not None else None,
-            pending=list(self._pending),
-            address=(self.address.host, self.address.port),
-        )
-        blob = pickle.dumps(saved, protocol=pickle.HIGHEST_PROTOCOL)
-        entry = len(blob).to_bytes(4, "big") + blob
-        if self._file is None or self._file.tell() > SESSION_FILE_MAX:
-            if self._file is not None:
-                self._file.close()
+        saved = {
+            "fingerprint": self.address.fingerprint or "",
+            "seat": self.my_seat,
+            "last_seq": self.last_seq,
+            "game": self.game.freeze() if self.game is not None else None,
+            "pending": list(self._pending),
+            "address": [self.address.host, self.address.port],
+        }
+        data = snapshot.dumps(saved, kind="session", classes=SNAPSHOT_CLASSES)
+        try:
             self._state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp")
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "wb") as f:
-                f.write(entry)
-            tmp.replace(path)
-            self._file = path.open("ab")
+            write_atomic(path, data)
+        except OSError as e:
+            # The game goes on from memory; the next save tries again.
+            if self.save_problem is None:
+                log.warning("cannot save the seat in %s: %s", path, e)
+            self.save_problem = f"cannot save this seat ({e.strerror or e})"
+            self._notify()
             return
-        self._file.write(entry)
-        self._file.flush()
+        if self.save_problem is not None:
+            self.save_problem = None
+            self._notify()
+        self.bytes_saved += len(data)
+        self._sync_soon(path)
+
+    def _sync_soon(self, path: Path) -> None:
+        if self._syncing is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+
+        async def sync() -> None:
+            try:
+                await asyncio.sleep(SYNC_PAUSE_S)
+                await asyncio.to_thread(fsync_paths, [path])
+            finally:
+                self._syncing = None
+
+        self._syncing = loop.create_task(sync())
 
     def _save_later(self) -> None:
         if self._save_timer is None:
@@ -880,39 +922,62 @@ class ClientSession:
         if not self.closed:
             self._save()
 
-    def _restore(self) -> None:
-        path = self._path()
-        if path is None or not path.exists():
-            return
-        saved: Any = None
+    def _read_saved(self, path: Path) -> dict[str, Any] | None:
         try:
-            data = path.read_bytes()
-            at = 0
-            while at + 4 <= len(data):
-                size = int.from_bytes(data[at : at + 4], "big")
-                if at + 4 + size > len(data):
-                    break  # torn by a crash: the entry before it holds
-                saved = pickle.loads(data[at + 4 : at + 4 + size])
-                at += 4 + size
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError) as e:
+            saved = snapshot.loads(path.read_bytes(), kind="session", classes=SNAPSHOT_CLASSES)
+        except FileNotFoundError:
+            return None
+        except (OSError, snapshot.SnapshotError) as e:
             log.warning("cannot read the saved session %s: %s", path, e)
+            self.save_problem = f"the saved seat {path.name} was not loaded: {e}"
+            return None
+        return saved if isinstance(saved, dict) else None
+
+    def _find_saved(self) -> None:
+        """Started again the way it was started (an address, no fingerprint): the seat saved
+        for this identity at this address tells the table's fingerprint, which is pinned."""
+        key = self.identity.public_key.hex()[:16]
+        try:
+            paths = sorted(
+                self._state_dir.glob(f"*-{key}.session"),
+                key=lambda p: p.stat().st_mtime,
+                reverse=True,
+            )
+        except OSError:
             return
-        if not isinstance(saved, _Saved) or saved.fingerprint != self.address.fingerprint:
+        for path in paths:
+            saved = self._read_saved(path)
+            if saved is None or not saved.get("fingerprint"):
+                continue
+            if saved.get("address") == [self.address.host, self.address.port]:
+                self.address.fingerprint = saved["fingerprint"]
+                return
+
+    def _restore(self) -> None:
+        if self.address.fingerprint is None:
+            self._find_saved()
+        path = self._path()
+        if path is None:
             return
-        self.my_seat = saved.seat
-        self.last_seq = saved.last_seq
-        self._pending = list(saved.pending)
-        if saved.game is not None:
-            self.game = SeatGame.thaw(saved.game, self.identity)
+        saved = self._read_saved(path)
+        if saved is None or saved.get("fingerprint") != self.address.fingerprint:
+            return
+        self.my_seat = saved["seat"]
+        self.last_seq = saved["last_seq"]
+        self._pending = list(saved["pending"])
+        if saved["game"] is not None:
+            try:
+                self.game = SeatGame.thaw(saved["game"], self.identity, os.urandom)
+            except (snapshot.SnapshotError, ValueError) as e:
+                log.warning("cannot read the saved seat's game: %s", e)
+                self.my_seat, self.last_seq, self._pending = None, None, []
+                return
         self._restored = True
 
     def _forget(self) -> None:
         if self._save_timer is not None:
             self._save_timer.cancel()
             self._save_timer = None
-        if self._file is not None:
-            self._file.close()
-            self._file = None
         path = self._path()
         if path is not None:
             with contextlib.suppress(OSError):

@@ -112,7 +112,6 @@ from localdurak.protocol.records import (
 from localdurak.protocol.table.replica import (
     HostGame,
     action_of,
-    closes_bout,
     decode_body,
 )
 
@@ -331,6 +330,7 @@ class TableHost:
         self.rng = random.Random(options.seed)
         self.state_dir = options.state_dir or options.record_dir / ".localdurak-table"
         self.store = TableStore(self.state_dir, options.record_dir)
+        self.store.snapshots = lambda: [b.path for _, b in self.bots.bots() if b.path is not None]
         self.seats = [SeatSlot() for _ in range(options.seats)]
         self.pin_gate = PinGate(options.pin)
         self.phase = Phase.LOBBY
@@ -919,6 +919,7 @@ class TableHost:
         self._readvertise()
         started = GameStarted(**{**_fields(started), "seq": self._next_seq()})
         self._drop_finished_games()
+        self.store.restart_events(self.events)
         self.game = HostGame(started)
         self._logged = 0
         self.on_event(
@@ -995,7 +996,7 @@ class TableHost:
             action = action_of(decode_body(cmd.body, seat))
         except RemoteProtocolError:
             return False  # refused on the spot, with its reason
-        if action.do is Do.CHALLENGE or not closes_bout(g.game, action):
+        if action.do is Do.CHALLENGE or not g.game.would_end_bout(action):
             return False
         self.on_event({"event": "challenge_window", "seat": seat, "seconds": window})
         self._held += 1
@@ -1282,6 +1283,8 @@ class TableHost:
 
     def _replay(self, ev: Message) -> None:
         seq: int = getattr(ev, "seq")  # noqa: B009 - events carry seq
+        if not self.events:
+            self.first_seq = seq  # the log starts at the last game's end (`restart_events`)
         self.seq = seq
         self.events.append(ev)
         if isinstance(ev, Lobby):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -28,8 +27,11 @@ from localdurak.net.api import (
     AuditVerdict,
     ConnectionState,
     EventKind,
+    LobbyView,
     SeriesScore,
+    TableError,
     TableEvent,
+    table_events,
 )
 
 BOT_NAMES = ("Boris", "Cyril", "Dasha", "Egor", "Fedya")
@@ -127,6 +129,23 @@ class LocalTable:
     @property
     def seat_hold(self) -> float:
         return 0.0
+
+    @property
+    def lobby_view(self) -> LobbyView | None:
+        return None
+
+    @property
+    def pairing_code(self) -> str:
+        return ""
+
+    async def async_ready(self, ready: bool = True) -> None:
+        return None  # nothing to wait for: the offline game deals at once
+
+    async def async_add_bot(self, level: str = "normal") -> None:
+        raise TableError("an offline game has no lobby: its bots are chosen when it starts")
+
+    async def async_remove_bot(self, seat: int) -> None:
+        raise TableError("an offline game has no lobby: its bots are chosen when it starts")
 
     def hold_left(self, seat: int) -> float | None:
         return None
@@ -239,20 +258,13 @@ class LocalTable:
             game.check(action)
         except IllegalAction as e:
             raise ActionRefused(e.reason, e.rule) from None
-        if self.rules.cheating and action.do is not Do.CHALLENGE and self._closes(action):
+        if self.rules.cheating and action.do is not Do.CHALLENGE and game.would_end_bout(action):
             self._held = action
             self._hold_cancel.clear()
             self._hold_task = asyncio.get_running_loop().create_task(self._hold(action))
             self._notify()
             return
         self._apply(action)
-
-    def _closes(self, action: Action) -> bool:
-        """Whether ``action`` would end the bout (or the game)."""
-        game = self.game
-        trial = copy.deepcopy(game)
-        trial.apply(action)
-        return trial.bout_number != game.bout_number or trial.result is not None
 
     async def _hold(self, action: Action) -> None:
         # R-S5: a challenge that arrives within the window is applied first; a caught cheat
@@ -268,35 +280,10 @@ class LocalTable:
 
     def _apply(self, action: Action) -> None:
         game = self.game
-        before_bout = game.bout_number
-        before_discard = game.discard_count
-        before_out = set(game.out)
-        before_marked = set(game.marked)
-        defender = game.defender
-        on_table = sum(1 + (c is not None) for _, c in game.table)
-        game.apply(action)
-        if action.do is Do.CHALLENGE:
-            on_now = {c for pair in game.table for c in pair if c is not None}
-            caught = action.card not in on_now
-            new_marks = set(game.marked) - before_marked
-            marked = min(new_marks) if new_marks else None
-            self._events.append(
-                TableEvent(EventKind.CHALLENGE, action.seat, action, caught=caught, marked=marked)
-            )
-            if caught and self._held is not None:
-                self._hold_cancel.set()
-        else:
-            self._events.append(
-                TableEvent(EventKind.ACTION, action.seat, action, opens=on_table == 0)
-            )
-        if game.bout_number != before_bout or game.result is not None:
-            played = len(action.cards) + (action.do in (Do.COVER, Do.TRANSFER))
-            bito = game.discard_count - before_discard == on_table + played
-            kind = EventKind.BITO if bito else EventKind.TOOK
-            self._events.append(TableEvent(kind, defender))
-            for s in game.out:
-                if s not in before_out:
-                    self._events.append(TableEvent(EventKind.OUT, s))
+        events = table_events(action, game.apply(action))
+        self._events += events
+        if events[0].caught and self._held is not None:
+            self._hold_cancel.set()  # R-S5: the held action is dropped
         if game.result is not None:
             self._series = self._series.add(game.result, len(self._names))
             self._events.append(

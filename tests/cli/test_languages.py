@@ -540,3 +540,99 @@ async def test_golden_host_form_in_the_language(
     for english in ("throw in order", "partial defence", "at_durak", "podkidnoy"):
         assert english not in text, f"{code}: {english!r} is English"
     check_golden(golden_name("host_form", code), text)
+
+
+def _table_refusals() -> list[Exception]:
+    """One of each refusal of an impossible table (rules.md section O), from real `Rules`."""
+    from localdurak.game.rules import Rules, RulesError
+
+    out: list[Exception] = []
+    for build in (
+        lambda: Rules(teams="2v2").check_seats(3),  # R-T1
+        lambda: Rules(deck=24).check_seats(5),  # R-D1
+        lambda: Rules().check_seats(7),  # R-C3
+        lambda: Rules(variant="duren", cheating=True, trump_show=True),  # section O
+    ):
+        with pytest.raises(RulesError) as refused:
+            build()
+        out.append(refused.value)
+    return out
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_an_impossible_table_is_refused_in_the_language(code: str) -> None:
+    from localdurak.cli.words import rules_error_text
+
+    i18n.set_language(code)
+    for error in _table_refusals():
+        said = rules_error_text(error)
+        assert said != str(error), f"{code}: {error} is English"
+        for number in re.findall(r"\b\d+\b", str(error).split("(")[0]):
+            assert number in said, f"{code}: {said!r} lost {number}"
+    i18n.set_language("en")
+    assert [rules_error_text(e) for e in _table_refusals()] == [str(e) for e in _table_refusals()]
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_command_line_refusals_in_the_language(code: str, tmp_path: Path) -> None:
+    """Real runs: a bad --port, --seats 9, an impossible table, a missing record."""
+    from tests.support.procs import env_for, localdurak
+
+    i18n.set_language(code)
+    cases = [
+        (["host", "--port", "99999"], _("a port is 0..65535, not {port}").format(port=99999)),
+        (["play", "--seats", "9"], _("--seats must be 2..6 (you and 1 to 5 bots), not {n}")),
+        (
+            ["play", "--teams", "2v2", "--bots", "2"],
+            _("Teams {teams} need exactly {need} players, not {seats} (R-T1)."),
+        ),
+        (["replay", str(tmp_path / "none.json")], _("cannot read {path}: {reason}")),
+    ]
+    for args, want in cases:
+        done = subprocess.run(
+            localdurak("--lang", code, *args),
+            env=env_for(tmp_path),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 2, (args, done.stderr)
+        assert "Traceback" not in done.stderr
+        fixed = max(re.split(r"\{[^{}]*\}", want), key=len).strip()
+        assert fixed in done.stderr, f"{code} {args}: {done.stderr!r} lacks {fixed!r}"
+
+
+REPLAY_ENGLISH = ["Trump:", "Dealt:", "Bout ", "attacks", "covers", "Refill", "Result:", "Why:"]
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+@pytest.mark.parametrize(
+    "record", ["hand-cheating-challenges", "perevodnoy-3p-trump-show", "pogony", "teams-2v2"]
+)
+def test_replay_tells_the_game_in_the_language(code: str, record: str, tmp_path: Path) -> None:
+    """`localdurak --lang X replay RECORD`: the account of the game in X — the header, every
+    action, the refills, a refused action and its reason, the result."""
+    from tests.support.procs import env_for, localdurak
+
+    path = ROOT / "tests" / "golden" / f"{record}.record.json"
+    done = subprocess.run(
+        localdurak("--lang", code, "replay", str(path)),
+        env=env_for(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    english = subprocess.run(
+        localdurak("--lang", "en", "replay", str(path)),
+        env=env_for(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == english.returncode and not done.stderr, done.stderr
+    assert len(done.stdout.splitlines()) == len(english.stdout.splitlines())
+    for word in REPLAY_ENGLISH:
+        if word in english.stdout:
+            assert word not in done.stdout, f"{code} {record}: {word!r} left in English"
+    i18n.set_language(code)
+    assert _("Dealt:") in done.stdout

@@ -15,8 +15,9 @@ from prompt_toolkit.input.base import PipeInput
 from localdurak.cli import i18n
 from localdurak.cli.app import DurakApp
 from localdurak.cli.lobby import Lobby, NoTables, TableRow
-from localdurak.cli.netplay import host_and_sit, session_pairing_code
+from localdurak.cli.netplay import host_and_sit
 from localdurak.game.rules import Rules, Variant
+from localdurak.net.api import LobbySeat, LobbyView, SeatKind
 from localdurak.net.client import Address, ClientSession
 from localdurak.net.host import HostOptions, TableHost
 from localdurak.net.identity import Identity, load_or_create, pairing_code
@@ -84,8 +85,9 @@ async def test_host_screen_shows_its_lobby_until_the_deal(pipe: PipeInput, tmp_p
     task = asyncio.get_running_loop().create_task(app.run_async())
     text = await _until(app, "Waiting for")
     assert "Table Kitchen" in text and f":{hosting.port}" in text
-    assert "Anna (you)" in text and "ready" in text and "bot" in text
-    assert "(free)" in text and "Waiting for: 1 more player" in text
+    assert "Anna (you)" in text and "not ready" in text and "bot" in text
+    assert "then press r" in text and "r ready" in text
+    assert "(free)" in text and "Waiting for: Anna, 1 more player" in text
     assert "Dealing" not in text
 
     # A friend joins: his name, and the code he must see on his own screen.
@@ -94,10 +96,15 @@ async def test_host_screen_shows_its_lobby_until_the_deal(pipe: PipeInput, tmp_p
     await friend.start()
     code = pairing_code(identity.public_key, vera.public_key)
     text = await _until(app, "Vera")
-    assert f"code {code}" in text and "not ready" in text and "Waiting for: Vera" in text
-    assert session_pairing_code(friend) == code  # the joining screen shows the same code
+    assert f"code {code}" in text and "not ready" in text and "Waiting for: Anna, Vera" in text
+    assert friend.pairing_code == code  # the joining screen shows the same code
 
-    await friend.set_ready(True)  # every seat ready: the deal, then the table
+    # No deal until every player has compared the codes and said ready, the host's own
+    # player too (issue 13 item 2).
+    await friend.set_ready(True)
+    text = await _until(app, "Waiting for: Anna")
+    assert "you: Anna" not in text
+    pipe.send_text("r")
     text = await _until(app, "you: Anna")
     assert "Table Kitchen" not in text and "Waiting for:" not in text
     pipe.send_text("?")  # the codes stay readable after the deal, in the help
@@ -125,7 +132,12 @@ async def test_lobby_enter_joins_a_found_table(pipe: PipeInput, tmp_path: Path) 
     task = asyncio.get_running_loop().create_task(app.run_async())
     await _until(app, "Kitchen")
     pipe.send_text("\r")
-    text = await _until(app, "you: Anna")  # seated, dealt: the table screen
+    # Seated: the code to compare, and no deal before Anna's r (issue 13 item 2).
+    text = await _until(app, "then press r")
+    code = pairing_code(host.identity.public_key, load_or_create().public_key)
+    assert f"Code to compare with the host: {code}" in text and "you: Anna" not in text
+    pipe.send_text("r")
+    text = await _until(app, "you: Anna")  # dealt: the table screen
     assert "Kitchen" in text and "not in this version" not in text
     assert app.screen == "table"
     session = app.session
@@ -178,7 +190,7 @@ async def test_lobby_hosts_a_table_and_shows_its_lobby(pipe: PipeInput) -> None:
     pipe.send_text("h")
     await _until(app, "Host a table")
     pipe.send_text("\r")  # 3 seats, 1 bot: it waits for one friend
-    text = await _until(app, "Waiting for: 1 more player")
+    text = await _until(app, "Waiting for: Anna, 1 more player")
     assert "Table Anna's table" in text and "Anna (you)" in text
     hosting = app.hosting
     assert hosting is not None and f":{hosting.port}" in text
@@ -189,13 +201,13 @@ async def test_lobby_hosts_a_table_and_shows_its_lobby(pipe: PipeInput) -> None:
 
 
 class WaitingSession(StaticSession):
-    """A network seat before the first deal: the table's lobby, fixed keys (a golden screen)."""
+    """A network seat before the first deal: the table's lobby, fixed codes (a golden
+    screen)."""
 
-    def __init__(self, lobby: object, identity: object, peer_key: bytes | None) -> None:
+    def __init__(self, lobby: LobbyView, pairing_code: str = "") -> None:
         super().__init__(dealt(Rules(), 4, 1), ["Anna", "Boris", "Vera", ""], seat=0)
-        self.lobby = lobby
-        self.identity = identity
-        self.channel = type("Channel", (), {"peer_key": peer_key})()
+        self.lobby_view = lobby
+        self.pairing_code = pairing_code
 
     @property
     def view(self) -> None:  # type: ignore[override]
@@ -205,28 +217,23 @@ class WaitingSession(StaticSession):
 async def test_golden_host_waiting_screen(pipe: PipeInput) -> None:
     from types import SimpleNamespace
 
-    from localdurak.protocol.messages import Lobby as LobbyMessage
-    from localdurak.protocol.messages import SeatInfo, SeatKind, TableState
-
     anna, vera = bytes(range(32)), bytes(range(1, 33))
-    lobby = LobbyMessage(
-        seq=3,
-        table="Kitchen",
-        state=TableState.LOBBY,
-        rules=Rules(),
-        seats=(
-            SeatInfo(SeatKind.HUMAN, "Anna", True, True, anna),
-            SeatInfo(SeatKind.BOT, "Boris", True, True, bytes(32)),
-            SeatInfo(SeatKind.HUMAN, "Vera", False, True, vera),
-            SeatInfo(),
+    lobby = LobbyView(
+        "Kitchen",
+        Rules(),
+        (
+            LobbySeat(SeatKind.HUMAN, "Anna", True, True),
+            LobbySeat(SeatKind.BOT, "Boris", True, True),
+            LobbySeat(SeatKind.HUMAN, "Vera", False, True, pairing_code(anna, vera)),
+            LobbySeat(),
         ),
     )
-    session = WaitingSession(lobby, SimpleNamespace(public_key=anna), anna)
+    session = WaitingSession(lobby)
 
     class FakeHosting(SimpleNamespace):
         pin = None
 
-        async def close(self, reason: str = "") -> None:
+        async def stop(self, reason: str = "") -> None:
             self.closed = reason or "closed"
 
     hosting = FakeHosting(port=47823, addresses=["192.168.1.20"])
@@ -289,9 +296,11 @@ async def test_the_owner_seats_and_frees_bots_others_may_not(
     assert guest.lobby is not None and guest.lobby.rules.variant is Variant.PEREVODNOY
     assert len(guest.lobby.seats) == 3 and not guest.lobby.seats[1].ready
 
-    pipe.send_text("b")  # the last seat: a bot, then Vera's ready deals
-    await _until(app, "Waiting for: Vera")
+    pipe.send_text("b")  # the last seat: a bot, then Vera's and Anna's ready deal
+    await _until(app, "Waiting for: Anna, Vera")
     await guest.set_ready(True)
+    await _until(app, "Waiting for: Anna")
+    pipe.send_text("r")
     await _until(app, "you: Anna")
     with pytest.raises(Unavailable, match="before its first game"):
         await session.add_bot()
@@ -327,7 +336,7 @@ async def test_lobby_asks_for_the_pin_of_a_table_that_wants_one(
     text = await _until(app, "Wrong PIN: try again.")
     assert "1111" not in text  # typed, not shown
     pipe.send_text("4821\r")
-    text = await _until(app, "Waiting for: 1 more player")
+    text = await _until(app, "Waiting for: Anna, 1 more player")
     assert app.screen == "table"
     pipe.send_text("q")
     await _until(app, "Tables on this network")
@@ -347,7 +356,7 @@ async def test_lobby_hosts_a_table_with_a_pin_and_shows_it(pipe: PipeInput) -> N
     pipe.send_text("\x1b[C")  # right: yes
     text = await _until(app, "pin")
     pipe.send_text("\r")
-    text = await _until(app, "Waiting for: 1 more player")
+    text = await _until(app, "Waiting for: Anna, 1 more player")
     hosting = app.hosting
     assert hosting is not None and hosting.host.o.pin is not None
     assert f"PIN: {hosting.host.o.pin}" in text and len(hosting.host.o.pin) == 4

@@ -109,7 +109,8 @@ async def test_a_player_is_told_how_long_his_seat_is_held(pipe: PipeInput) -> No
 class _Hosting:
     closed = False
 
-    async def close(self, reason: str = "") -> None:
+    async def stop(self, reason: str = "") -> None:
+        """Stopping is pausing; this table has nothing to resume."""
         self.closed = True
 
 

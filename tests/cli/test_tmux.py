@@ -118,8 +118,10 @@ def test_a_crashed_host_comes_back_with_its_player_at_his_seat(
         f"{env} host --name Kitchen --seats 2 --bots 1 --bot-delay 0.05 --port 0 "
         "--player Anna; echo EXIT=$?; sleep 30",
     )  # fmt: skip
-    screen = _wait(capture, "▶", 20)
-    assert "Kitchen" in screen and "you: Anna" in screen
+    _wait(capture, "then press r", 20)  # no deal before the host's own player is ready
+    _tmux("send-keys", "-t", name, "r")
+    screen = _wait(capture, "you: Anna", 20)
+    assert "Kitchen" in screen and "▶" in screen
     _tmux("send-keys", "-t", name, "t")  # a move (take when defending; refused otherwise)
     time.sleep(1.0)
     before = _wait(capture, "▶")
@@ -132,7 +134,8 @@ def test_a_crashed_host_comes_back_with_its_player_at_his_seat(
         "respawn-pane", "-k", "-t", name,
         f"{env} host --resume {shlex.quote(str(journal))} --player Anna; echo EXIT=$?; sleep 30",
     )  # fmt: skip
-    screen = _wait(capture, "you: Anna", 20)
+    screen = _wait(capture, "Kitchen · ", 20)  # the title, once the table said its name
+    assert "you: Anna" in screen
     assert "Kitchen" in screen and "Traceback" not in screen
     assert hand in screen  # the same hand: the game went on where it was
     _tmux("send-keys", "-t", name, "q")

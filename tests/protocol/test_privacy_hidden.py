@@ -13,9 +13,10 @@ import pytest
 from localdurak.game.actions import Do
 from localdurak.game.engine import Game
 from localdurak.game.rules import Rules
-from localdurak.protocol.privacy.audit import audit, bout_taker
+from localdurak.protocol.privacy.audit import audit
 from localdurak.protocol.privacy.events import HandDealt
 from localdurak.protocol.privacy.schedule import Setup
+from localdurak.protocol.table.replica import refill_due
 from tests.support.privacy_play import rngs
 from tests.support.privacy_sim import MemoryTable, dealt_deck
 
@@ -65,8 +66,6 @@ def test_each_seats_hidden_engine_agrees_with_the_full_game(
             assert set(hidden[s].legal_actions(s)) == set(full.legal_actions(s))
             assert sorted(hidden[s].hand(s)) == sorted(full.hand(s))
         action = rng.choice([a for s in range(n) for a in full.legal_actions(s)])
-        bout, phase, defender = full.bout_number, full.phase, full.defender
-        table = [c for pair in full.table for c in pair if c is not None]
         if action.do is Do.ATTACK:
             for card in action.cards:
                 tab.play(action.seat, card, action.to_dict())
@@ -75,15 +74,12 @@ def test_each_seats_hidden_engine_agrees_with_the_full_game(
             tab.play(action.seat, action.card, action.to_dict(), shown=action.do is Do.SHOW)
         else:
             tab.act(action.seat, action.to_dict())
-        full.apply(action)
-        for g in hidden:
-            g.apply(action)
-        if full.bout_number > bout or (full.phase == "over" and phase != "over"):
-            # Each seat's own engine names the refill it will check the host's against.
-            schedules = {tuple(g.refill_schedule()) for g in hidden}
-            assert schedules == {tuple(full.refill_schedule())}
-            taker, taken = bout_taker(full, defender, table, action)
-            tab.end_bout(full.refill_schedule(), taker, taken)
+        refill = refill_due(full.apply(action))
+        # Each seat's own engine names the refill it will check the host's against.
+        assert all(refill_due(g.apply(action)) == refill for g in hidden)
+        if refill is not None:
+            seats, taker, taken = refill
+            tab.end_bout(seats, None if taker < 0 else taker, taken)
             for s in range(n):
                 drawn = [
                     c for e in tab.events[s][seen[s] :] if isinstance(e, HandDealt) for c in e.cards

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import os
 from typing import Any
 
 import pytest
@@ -373,11 +374,11 @@ def test_a_seat_restored_from_a_save_before_its_action_adopts_it_from_the_host()
     saved = g.seats[game.attacker].freeze()
     att, action, relayed = _attack_relayed(g)
 
-    forged = SeatGame.thaw(saved, g.keys[att.seat])
+    forged = SeatGame.thaw(saved, g.keys[att.seat], os.urandom)
     with pytest.raises(AuthFailed):
         forged.receive(dataclasses.replace(relayed, sig=bytes(64)))
 
-    restored = SeatGame.thaw(saved, g.keys[att.seat])
+    restored = SeatGame.thaw(saved, g.keys[att.seat], os.urandom)
     assert all(c in restored.player.cards() for c in action.cards)
     restored.receive(relayed)
     assert not any(c in restored.player.cards() for c in action.cards)

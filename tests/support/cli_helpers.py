@@ -23,7 +23,9 @@ from localdurak.net.api import (
     AuditVerdict,
     ConnectionState,
     EventKind,
+    LobbyView,
     SeriesScore,
+    TableError,
     TableEvent,
 )
 
@@ -174,6 +176,8 @@ class StaticSession:
         self.closing = False
         self.aborted: tuple[int, str] | None = None
         self.seat_hold = 120.0
+        self.lobby_view: LobbyView | None = None
+        self.pairing_code = ""
         self.acted: list[Action] = []
 
     @property
@@ -201,3 +205,12 @@ class StaticSession:
 
     async def async_leave(self) -> None:
         self.connection = ConnectionState.CLOSED
+
+    async def async_ready(self, ready: bool = True) -> None:
+        raise TableError("a frozen table")
+
+    async def async_add_bot(self, level: str = "normal") -> None:
+        raise TableError("a frozen table")
+
+    async def async_remove_bot(self, seat: int) -> None:
+        raise TableError("a frozen table")

@@ -14,16 +14,16 @@ from typing import Any, Protocol
 import msgpack
 
 from localdurak.game.actions import Action, Do, GameResult
-from localdurak.game.cards import Card, Suit
+from localdurak.game.cards import Card, beats
 from localdurak.game.engine import Game
 from localdurak.game.rules import Rules
-from localdurak.protocol.privacy.audit import bout_taker, returned_cards
 from localdurak.protocol.privacy.events import Event
 from localdurak.protocol.privacy.group import GROUP, RandomBytes
 from localdurak.protocol.privacy.messages import Message, Shuffle, message_from_dict
 from localdurak.protocol.privacy.proofs import schnorr_prove
 from localdurak.protocol.privacy.roles import Host, Player
 from localdurak.protocol.privacy.transcript import shuffle_digest
+from localdurak.protocol.table.replica import refill_due, return_due
 
 Tap = Callable[[str, int, Message], None]
 """(direction "to_host" | "to_player", seat, message)."""
@@ -157,12 +157,6 @@ class MemoryTable:
         }
 
 
-def beats(cover: Card, attack: Card, trump: Suit) -> bool:
-    if cover.suit == attack.suit:
-        return cover.rank > attack.rank
-    return cover.suit == trump
-
-
 def play_scripted_game(tab: MemoryTable, max_bouts: int = 300) -> int:
     """A simple game of Durak through the protocol, to the end; returns the number of bouts.
 
@@ -197,7 +191,9 @@ def play_scripted_game(tab: MemoryTable, max_bouts: int = 300) -> int:
             defender = (defender + 1) % n
         attack = min(cards(attacker), key=order)
         tab.play(attacker, attack, {"do": "attack", "cards": [str(attack)]})
-        covers = sorted((c for c in cards(defender) if beats(c, attack, trump)), key=order)
+        covers = sorted(
+            (c for c in cards(defender) if beats(c, attack, trump, tab.setup.japanese)), key=order
+        )
         if covers:
             tab.play(
                 defender, covers[0], {"do": "cover", "card": str(covers[0]), "on": str(attack)}
@@ -283,8 +279,6 @@ def play_engine_game(
         if rules.cheating and rng.random() < 0.2:
             everything = [a for s in range(n) for a in _cheats(game, s)] or everything
         action = rng.choice(everything)
-        bout, phase, defender = game.bout_number, game.phase, game.defender
-        table = [c for pair in game.table for c in pair if c is not None]
         record = action.to_dict()
         if action.do in (Do.ATTACK,):
             for card in action.cards:
@@ -294,14 +288,15 @@ def play_engine_game(
             tab.play(action.seat, action.card, record, shown=action.do is Do.SHOW)
         else:
             tab.act(action.seat, record)
-        game.apply(action)
-        if game.bout_number > bout or (game.phase == "over" and phase != "over"):
-            taker, taken = bout_taker(game, defender, table, action)
-            tab.end_bout(game.refill_schedule(), taker, taken)
+        outcome = game.apply(action)
+        refill = refill_due(outcome)  # as the host does it: only while the game goes on
+        if refill is not None:
+            seats, taker, taken = refill
+            tab.end_bout(seats, None if taker < 0 else taker, taken)
         elif action.do is Do.CHALLENGE:
-            cards, owners = returned_cards(game, table)
-            if cards:
-                tab.return_cards(cards, owners)
+            back = return_due(outcome)
+            if back is not None:
+                tab.return_cards(*back)
             for s in range(n):
                 mine = sorted(tab.players[s].cards())
                 assert mine == sorted(game.hand(s)), (s, mine, game.hand(s))

@@ -28,6 +28,7 @@ from typing import Any
 from ...game.actions import Action, Do, GameResult
 from ...game.cards import CARDS, Card
 from ...game.engine import Game
+from ...game.outcome import BoutEnded, Outcome, Over, Refilled, Returned, Taken, first
 from ...game.rules import Rules
 from ..errors import RemoteProtocolError
 from .cardpoints import CARD_POINTS
@@ -370,26 +371,23 @@ def _with_incomplete(faults: list[AuditFault], incomplete: bool) -> tuple[AuditF
     return tuple(faults)
 
 
-def bout_taker(
-    game: Game, defender: int | None, table: Sequence[Card], action: Action
-) -> tuple[int | None, list[Card]]:
-    """Who took which cards when ``action`` ended a bout (full information): the cards of the
-    table (before the action, plus the action's) now in the defender's hand."""
-    if defender is None:
-        return None, []
-    cards = [*table, *action.cards, *([action.card] if action.card is not None else [])]
-    hand = set(game.hand(defender))
-    taken = [c for c in cards if c in hand]
-    return (defender, taken) if taken else (None, [])
-
-
-def returned_cards(game: Game, table: Sequence[Card]) -> tuple[list[int], list[int]]:
-    """R-S3 (full information): the cards a challenge took off the table, and whose hands
-    they went back to."""
-    now = {c for pair in game.table for c in pair if c is not None}
-    cards = [int(c) for c in table if c not in now]
-    owners = [next(s for s in range(game.seats) if CARDS[c] in game.hand(s)) for c in cards]
-    return cards, owners
+def outcome_moves(outcome: Outcome) -> list[tuple[Any, ...]]:
+    """The host's own privacy steps an action's outcome (`Game.apply`) calls for, in the form
+    the audit compares: ``("refill", seats, taker or -1, the cards taken)`` when a bout ended
+    and the game goes on (R-B12, R-B8; when it is over nobody draws), ``("return", cards,
+    owners)`` when a caught cheat sent cards back (R-S3)."""
+    moves: list[tuple[Any, ...]] = []
+    if first(outcome, BoutEnded) is not None and first(outcome, Over) is None:
+        refilled, taken = first(outcome, Refilled), first(outcome, Taken)
+        seats = refilled.seats if refilled is not None else ()
+        if taken is None:
+            moves.append(("refill", seats, -1, frozenset()))
+        else:
+            moves.append(("refill", seats, taken.seat, frozenset(int(c) for c in taken.cards)))
+    back = first(outcome, Returned)
+    if back is not None:
+        moves.append(("return", tuple(int(c) for c in back.cards), back.owners))
+    return moves
 
 
 def _check_actions(
@@ -423,10 +421,8 @@ def _check_actions(
     played: list[tuple[int, int, bool]] = []
     bout_ends: list[tuple[Any, ...]] = []
     for i, action in enumerate(actions):
-        bout, phase, defender = game.bout_number, game.phase, game.defender
-        table = [c for pair in game.table for c in pair if c is not None]
         try:
-            game.apply(action)
+            outcome = game.apply(action)
         except ValueError as e:
             faults.append(AuditFault(action.seat, f"action {i} of the record is illegal: {e}"))
             break
@@ -434,15 +430,7 @@ def _check_actions(
             played += [(action.seat, int(c), False) for c in action.cards]
         elif action.do in (Do.COVER, Do.TRANSFER, Do.SHOW) and action.card is not None:
             played.append((action.seat, int(action.card), action.do is Do.SHOW))
-        if game.bout_number > bout or (game.phase == "over" and phase != "over"):
-            taker, took = bout_taker(game, defender, table, action)
-            cards = frozenset(int(c) for c in took)
-            seats = tuple(game.refill_schedule())
-            bout_ends.append(("refill", seats, -1 if taker is None else taker, cards))
-        elif action.do is Do.CHALLENGE:
-            back, owners = returned_cards(game, table)
-            if back:
-                bout_ends.append(("return", tuple(back), tuple(owners)))
+        bout_ends += outcome_moves(outcome)
     proven = [(m.seat, m.card, m.shown) for m in t.log if isinstance(m, Play)]
     if proven != played:
         at = next((i for i, (a, b) in enumerate(zip(proven, played, strict=False)) if a != b), None)

@@ -18,7 +18,8 @@ messages, and the action itself (records.md form, with ``seat``) is bound into e
 The end of a bout needs no message: every party derives the refill from its own engine
 (R-B12, ``Game.refill_schedule()``) at the same point of the log.
 
-A `SeatGame` pickles (without its signing key, `SeatGame.freeze` / `thaw`): a client keeps
+A `SeatGame` freezes to a msgpack snapshot (`protocol.snapshot`: no pickle, no code; without
+its signing key, `SeatGame.freeze` / `thaw`): a client keeps
 it on disk after every event, so a restarted client carries on with the same privacy key
 (privacy.md "When a player drops out").  Never rebuild a seat by replaying with a seeded
 random source: proof nonces would repeat for different statements and leak the key.
@@ -27,7 +28,6 @@ random source: proof nonces would repeat for different statements and leak the k
 from __future__ import annotations
 
 import copy
-import pickle
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -35,8 +35,19 @@ from typing import Any, Protocol
 from localdurak.game.actions import Action, ActionFormatError, Do, GameResult, IllegalAction
 from localdurak.game.cards import Card, Suit
 from localdurak.game.engine import Game
+from localdurak.game.outcome import (
+    NOTHING,
+    BoutEnded,
+    Outcome,
+    Over,
+    Refilled,
+    Returned,
+    Taken,
+    first,
+)
 from localdurak.game.rules import Rules, Variant
 from localdurak.game.view import PlayerView
+from localdurak.protocol import snapshot
 from localdurak.protocol.errors import (
     AuthFailed,
     BadMessage,
@@ -172,56 +183,29 @@ def body_of(msgs: Sequence[PMessage]) -> list[dict[str, Any]]:
     return [m.to_dict() for m in msgs]
 
 
-def closes_bout(game: Game, action: Action) -> bool:
-    """Whether ``action`` would end the bout (or the game): R-S5's challenge window."""
-    trial = copy.deepcopy(game)
-    before = trial.bout_number
-    try:
-        trial.apply(action)
-    except IllegalAction:
-        return False
-    return trial.bout_number != before or trial.result is not None
-
-
-def taken_cards(
-    rules: Rules, table_before: Sequence[tuple[Card, Card | None]], taker: int
-) -> list[int] | None:
-    """The cards a taker took when they are not the whole table: R-P5 (Dureń with partial
-    defence) takes only the uncovered ones.  None: the whole table (R-B8)."""
-    if taker < 0 or not (rules.variant is Variant.DUREN and rules.partial_defence):
+def refill_due(outcome: Outcome) -> tuple[tuple[int, ...], int, tuple[int, ...] | None] | None:
+    """The refill batch an action's outcome calls for (R-B12), or None: a bout ended and the
+    game goes on (when it is over nobody draws).  The seats, one per card drawn; the taker's
+    seat (-1: beaten off); the cards he took when not the whole table (R-P5 takes only the
+    uncovered ones; None: the whole table, R-B8, in the order the transcript has them)."""
+    ended = first(outcome, BoutEnded)
+    if ended is None or first(outcome, Over) is not None:
         return None
-    return [int(a) for a, c in table_before if c is None]
+    refilled = first(outcome, Refilled)
+    taken = first(outcome, Taken)
+    seats = refilled.seats if refilled is not None else ()
+    if taken is None:
+        return seats, -1, None
+    return seats, taken.seat, None if taken.whole else tuple(int(c) for c in taken.cards)
 
 
-def returned_cards(
-    table_before: Sequence[tuple[Card, Card | None]], game: Game, action: Action
-) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
-    """R-S3: the cards a successful challenge sent back to the hands they came from, and
-    those hands (cards in order), or None."""
-    if action.do is not Do.CHALLENGE:
+def return_due(outcome: Outcome) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """R-S3: the cards a successful challenge sent back to the hands they came from (in card
+    order), and those hands; or None."""
+    back = first(outcome, Returned)
+    if back is None:
         return None
-    before = {c for pair in table_before for c in pair if c is not None}
-    after = {c for pair in game.table for c in pair if c is not None}
-    gone = sorted(before - after)
-    if not gone:
-        return None
-    owners = []
-    for c in gone:
-        holders = [s for s in range(game.seats) if c in game.known(s)]
-        if len(holders) != 1:
-            raise IllegalMove(f"{c} went back to no single hand")
-        owners.append(holders[0])
-    return tuple(int(c) for c in gone), tuple(owners)
-
-
-def bout_end(game: Game, before_bout: int, taking: bool, defender: int | None) -> int | None:
-    """After an action: -1 when the bout was beaten off, the taker's seat when he took, None
-    when the bout goes on (or the game ended: no refill then)."""
-    if game.result is not None or game.bout_number == before_bout:
-        return None
-    if taking and defender is not None:
-        return defender
-    return -1
+    return tuple(int(c) for c in back.cards), back.owners
 
 
 def _refusal(e: RemoteProtocolError, what: str) -> IllegalMove:
@@ -276,6 +260,8 @@ class SeatGame:
     last_action: Action | None = None
     """The game action of the last event `receive` took (None for other steps): the
     client's table log reads it rather than decoding the step again."""
+    last_outcome: Outcome = NOTHING
+    """What that action caused (`Game.apply`'s outcome): the client's table log."""
 
     def __init__(
         self,
@@ -437,6 +423,7 @@ class SeatGame:
         if event.step in GAME_STEPS:
             action = action_of(msgs)
         self.last_action = action
+        self.last_outcome = NOTHING
         g = self.game
         if action is not None and g is None:
             raise IllegalMove("an action before the deal was complete")
@@ -448,17 +435,14 @@ class SeatGame:
             raise _refusal(e, "card privacy") from None
         if action is not None:
             assert g is not None
-            before, taking, defender = g.bout_number, g.phase == "taking", g.defender
-            table_before = g.table
             try:
-                g.apply(action)
+                outcome = self.last_outcome = g.apply(action)
             except IllegalAction as e:
                 raise IllegalMove(f"the host relayed an illegal action: {e}", rule=e.rule) from None
-            taker = bout_end(g, before, taking or action.do is Do.TAKE, defender)
-            if taker is not None:
-                taken = taken_cards(g.rules, table_before, taker)
-                self._due.append(("refill", g.refill_schedule(), taker, taken))
-            back = returned_cards(table_before, g, action)
+            refill = refill_due(outcome)
+            if refill is not None:
+                self._due.append(("refill", *refill))
+            back = return_due(outcome)
             if back is not None:
                 self._due.append(("return", back))
             if g.result is not None and not self.revealed:
@@ -567,29 +551,35 @@ class SeatGame:
         return None if self.game is None else self.game.result
 
     def freeze(self) -> bytes:
-        """Everything but the signing key, for the client's file (0600, data dir)."""
+        """Everything but the signing key and the source of randomness (a snapshot holds
+        no code: `thaw` is given both again), for the client's file (0600, data dir)."""
         # The seat's copy of the privacy log is never read again (the host's transcript is the
         # record); leaving it out makes saving several times cheaper.
         # Nor is the seat engine's action log (the host's journal is the record).
         signer, self.signer = self.signer, None  # type: ignore[assignment]
+        rng, self.player._rng = self.player._rng, None  # type: ignore[assignment]
         log, self.player.t.log = self.player.t.log, []
         actions: list[Action] = []
         if self.game is not None:
             actions, self.game.log = self.game.log, []
         try:
-            return pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL)
+            return snapshot.dumps(self, kind="seat", classes=SNAPSHOT_CLASSES)
         finally:
             self.signer = signer
+            self.player._rng = rng
             self.player.t.log = log
             if self.game is not None:
                 self.game.log = actions
 
     @staticmethod
-    def thaw(data: bytes, signer: Signer) -> SeatGame:
-        seat = pickle.loads(data)
+    def thaw(data: bytes, signer: Signer, rng: RandomBytes) -> SeatGame:
+        """A seat from `freeze`; `snapshot.SnapshotError` (a ValueError) for an old pickle,
+        another version's snapshot or a damaged one."""
+        seat = snapshot.loads(data, kind="seat", classes=SNAPSHOT_CLASSES)
         if not isinstance(seat, SeatGame):
             raise ValueError("not a saved seat")
         seat.signer = signer
+        seat.player._rng = rng
         seat.log_complete = False  # the privacy log was not saved: no audit of our own
         seat.__dict__.setdefault("_unrelayed", {})  # saved by a version without it
         return seat
@@ -761,19 +751,16 @@ class HostGame:
         result = Accepted(relay, action)
         if action is not None:
             assert g is not None
-            before, taking, defender = g.bout_number, g.phase == "taking", g.defender
-            table_before = g.table
-            g.apply(action)
-            taker = bout_end(g, before, taking or action.do is Do.TAKE, defender)
-            if taker is not None:
-                seats = g.refill_schedule()
-                taken = taken_cards(g.rules, table_before, taker)
+            outcome = g.apply(action)
+            refill = refill_due(outcome)
+            if refill is not None:
+                seats, taker, taken = refill
                 self.privacy.refill(seats, None if taker < 0 else taker, taken)
                 last = self.privacy.t.log[-1]
                 assert isinstance(last, Refill)
                 result.refill = last
                 self.accepted_log.append(last)
-            back = returned_cards(table_before, g, action)
+            back = return_due(outcome)
             if back is not None:
                 self.privacy.return_cards(*back)
                 self.accepted_log.append(self.privacy.t.log[-1])
@@ -807,3 +794,7 @@ class HostGame:
     def transcript(self) -> dict[str, Any]:
         self.verify_idle()  # everything verified before the record is written
         return self.privacy.transcript()
+
+
+SNAPSHOT_CLASSES: tuple[type[Any], ...] = (SeatGame, Signed, _Counters)
+"""This module's classes a saved seat holds (`protocol.snapshot`)."""

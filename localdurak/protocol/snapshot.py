@@ -1,0 +1,294 @@
+"""Saved state as versioned msgpack, never code (issues 12 and 15).
+
+A seat's saved game (`SeatGame.freeze`), a host bot's seat and a client's session are object
+graphs of the project's own plain classes (dataclasses, the transcript, the engine).  They
+used to be pickled, and a pickle runs whatever code its bytes name.  A snapshot is msgpack:
+a header (`FORMAT`, `VERSION`, the names of the classes it holds) and a tree in which every
+container is a list whose first item is a tag.  Reading builds only classes of an explicit
+list (`ALLOWED_MODULES` plus what the caller names), by their names, without calling their
+``__init__``, and never imports or calls anything named by the bytes; shared and cyclic
+references come back shared (``[REF, n]``).
+
+An old pickle is refused with a message (`SnapshotError`), never loaded; so is a snapshot of
+another `VERSION`.  No I/O here (the layer is sans-I/O): `net.table_store.write_atomic`
+writes a snapshot to a temporary file renamed over the old one, so the file is always one
+whole snapshot, never an append log.
+"""
+
+from __future__ import annotations
+
+import collections
+import enum
+import importlib
+import types
+from collections.abc import Iterable
+from typing import Any
+
+import msgpack
+
+FORMAT = "localdurak-snapshot"
+VERSION = 1
+
+ALLOWED_MODULES = (
+    "localdurak.game.actions",
+    "localdurak.game.cards",
+    "localdurak.game.rules",
+    "localdurak.game.engine",
+    "localdurak.game.outcome",
+    "localdurak.game.bout",
+    "localdurak.protocol.messages",
+    "localdurak.protocol.privacy.events",
+    "localdurak.protocol.privacy.messages",
+    "localdurak.protocol.privacy.schedule",
+    "localdurak.protocol.privacy.transcript",
+    "localdurak.protocol.privacy.roles",
+    "localdurak.protocol.privacy.record",
+    "localdurak.protocol.privacy.shuffle",
+    "localdurak.protocol.privacy.proofs",
+)
+"""The modules whose classes a snapshot may hold (those missing in this version are skipped)."""
+
+# Tags: the first item of every list in the tree.
+LIST, TUPLE, DICT, SET, FROZENSET, DEQUE, OBJ, ENUM, INTSUB, BIGINT, REF, FUNC = range(12)
+
+_CODE = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, type)
+_INT_MIN, _INT_MAX = -(2**63), 2**64 - 1
+
+
+class SnapshotError(ValueError):
+    """A saved state that this version does not load (says why, for a person)."""
+
+
+def _is_pickle(data: bytes) -> bool:
+    # The old files: a pickle (protocol 2+ starts with 0x80), or the append logs of
+    # length-prefixed pickles (4 bytes of length, then 0x80).
+    return data[:1] == b"\x80" or (len(data) > 5 and data[4:5] == b"\x80")
+
+
+class _Registry:
+    """The classes a snapshot may hold, by name: the bare class name where it is unique (so
+    that a class moved to another module still reads), its module's too where it is not."""
+
+    def __init__(self, extra: Iterable[type[Any]]) -> None:
+        self.by_name: dict[str, type[Any]] = {}
+        short: dict[str, set[type[Any]]] = {}
+        found: list[type[Any]] = []
+        for name in ALLOWED_MODULES:
+            try:
+                module = importlib.import_module(name)
+            except ImportError:
+                continue
+            found += [v for v in vars(module).values() if isinstance(v, type)]
+        for cls in [*found, *extra]:
+            if issubclass(cls, BaseException) or not cls.__module__.startswith("localdurak."):
+                continue
+            self.by_name[f"{cls.__module__}.{cls.__qualname__}"] = cls
+            short.setdefault(cls.__qualname__, set()).add(cls)
+        for name, classes in short.items():
+            if len(classes) == 1:
+                self.by_name[name] = next(iter(classes))
+
+    def name_of(self, cls: type[Any]) -> str:
+        name = cls.__qualname__
+        if self.by_name.get(name) is cls:
+            return name
+        full = f"{cls.__module__}.{name}"
+        if self.by_name.get(full) is not cls:
+            raise SnapshotError(f"{full} is not a class a snapshot may hold")
+        return full
+
+
+def _slots(cls: type[Any]) -> list[str]:
+    names: list[str] = []
+    for klass in cls.__mro__:
+        slots = vars(klass).get("__slots__", ())
+        if isinstance(slots, str):
+            slots = (slots,)
+        names += [s for s in slots if s not in ("__dict__", "__weakref__")]
+    return names
+
+
+class _Encoder:
+    def __init__(self, registry: _Registry) -> None:
+        self.registry = registry
+        self.memo: dict[int, int] = {}
+        self.keep: list[Any] = []  # what the memo's ids stand for, alive until the end
+        self.classes: list[str] = []
+        self.class_ix: dict[str, int] = {}
+
+    def cls(self, cls: type[Any]) -> int:
+        name = self.registry.name_of(cls)
+        if name not in self.class_ix:
+            self.class_ix[name] = len(self.classes)
+            self.classes.append(name)
+        return self.class_ix[name]
+
+    def enc(self, o: Any) -> Any:
+        if o is None or o is True or o is False:
+            return o
+        t = type(o)
+        if t is str or t is bytes or t is float:
+            return o
+        if t is int:
+            if _INT_MIN <= o <= _INT_MAX:
+                return o
+            return [BIGINT, o.to_bytes((o.bit_length() + 8) // 8, "big", signed=True)]
+        if t is bytearray:
+            return bytes(o)
+        if isinstance(o, _CODE):
+            raise SnapshotError(f"a snapshot holds no code ({o!r})")
+        seen = self.memo.get(id(o))
+        if seen is not None:
+            return [REF, seen]
+        self.memo[id(o)] = len(self.memo)
+        self.keep.append(o)
+        if t is list:
+            return [LIST, *(self.enc(x) for x in o)]
+        if t is tuple:
+            return [TUPLE, *(self.enc(x) for x in o)]
+        if t is dict:
+            out: list[Any] = [DICT]
+            for k, v in o.items():
+                out += [self.enc(k), self.enc(v)]
+            return out
+        if t is set:
+            return [SET, *(self.enc(x) for x in o)]
+        if t is frozenset:
+            return [FROZENSET, *(self.enc(x) for x in o)]
+        if t is collections.deque:
+            return [DEQUE, o.maxlen, *(self.enc(x) for x in o)]
+        if isinstance(o, enum.Enum):
+            return [ENUM, self.cls(t), self.enc(o.value)]
+        if isinstance(o, int):
+            return [INTSUB, self.cls(t), int(o)]
+        ix = self.cls(t)
+        fields: list[Any] = [OBJ, ix]
+        state = dict(vars(o)) if hasattr(o, "__dict__") else {}
+        for name in _slots(t):
+            if hasattr(o, name):
+                state[name] = getattr(o, name)
+        for name, value in state.items():
+            fields += [name, self.enc(value)]
+        return fields
+
+
+class _Decoder:
+    def __init__(self, registry: _Registry, classes: list[str]) -> None:
+        try:
+            self.classes = [registry.by_name[name] for name in classes]
+        except KeyError as e:
+            raise SnapshotError(f"saved by another version (it holds {e.args[0]!r})") from None
+        self.memo: list[Any] = []
+
+    def _slot(self) -> int:
+        self.memo.append(_UNFILLED)
+        return len(self.memo) - 1
+
+    def dec(self, node: Any) -> Any:
+        if not isinstance(node, list):
+            if isinstance(node, dict):
+                raise SnapshotError("a map where the tree has none")
+            return node
+        if not node or not isinstance(node[0], int):
+            raise SnapshotError("a list without its tag")
+        tag = node[0]
+        if tag == REF:
+            o = self.memo[node[1]]
+            if o is _UNFILLED:
+                raise SnapshotError("a reference into an object still being read")
+            return o
+        if tag == BIGINT:
+            return int.from_bytes(node[1], "big", signed=True)
+        if tag == FUNC:
+            raise SnapshotError(f"{node[1]!r} is not a function a snapshot may name")
+        if tag == LIST:
+            out: list[Any] = []
+            self.memo.append(out)
+            out += [self.dec(x) for x in node[1:]]
+            return out
+        if tag == DICT:
+            d: dict[Any, Any] = {}
+            self.memo.append(d)
+            items = node[1:]
+            for i in range(0, len(items), 2):
+                d[self.dec(items[i])] = self.dec(items[i + 1])
+            return d
+        if tag == SET:
+            s: set[Any] = set()
+            self.memo.append(s)
+            s.update(self.dec(x) for x in node[1:])
+            return s
+        if tag == DEQUE:
+            q: collections.deque[Any] = collections.deque(maxlen=node[1])
+            self.memo.append(q)
+            q.extend(self.dec(x) for x in node[2:])
+            return q
+        if tag in (TUPLE, FROZENSET, ENUM, INTSUB):
+            at = self._slot()
+            value: Any
+            if tag == TUPLE:
+                value = tuple(self.dec(x) for x in node[1:])
+            elif tag == FROZENSET:
+                value = frozenset(self.dec(x) for x in node[1:])
+            elif tag == ENUM:
+                value = self.classes[node[1]](self.dec(node[2]))
+            else:
+                value = self.classes[node[1]](node[2])
+            self.memo[at] = value
+            return value
+        if tag == OBJ:
+            cls = self.classes[node[1]]
+            obj = object.__new__(cls)
+            self.memo.append(obj)
+            items = node[2:]
+            state = {items[i]: self.dec(items[i + 1]) for i in range(0, len(items), 2)}
+            setstate = getattr(cls, "__setstate__", None)
+            if setstate is not None and hasattr(obj, "__dict__") and not _slots(cls):
+                setstate(obj, state)
+            else:
+                for name, v in state.items():
+                    object.__setattr__(obj, name, v)
+            return obj
+        raise SnapshotError(f"unknown tag {tag}")
+
+
+_UNFILLED = object()
+
+
+def dumps(obj: Any, *, kind: str, classes: Iterable[type[Any]] = ()) -> bytes:
+    """The snapshot of ``obj`` (``kind`` names what it is: "seat", "bot", "session")."""
+    enc = _Encoder(_Registry(classes))
+    tree = enc.enc(obj)
+    head = {"format": FORMAT, "version": VERSION, "kind": kind, "classes": enc.classes}
+    packed: bytes = msgpack.packb([head, tree], use_bin_type=True)
+    return packed
+
+
+def loads(data: bytes, *, kind: str, classes: Iterable[type[Any]] = ()) -> Any:
+    """What `dumps` wrote; `SnapshotError` (with a reason for a person) for anything else."""
+    if _is_pickle(data):
+        raise SnapshotError(
+            "saved by an older version of Local Durak (a pickle): not loaded, for safety"
+        )
+    try:
+        head, tree = msgpack.unpackb(data, raw=False, strict_map_key=False)
+    except (ValueError, TypeError, msgpack.UnpackException) as e:
+        raise SnapshotError(f"not a saved state ({e})") from None
+    if not isinstance(head, dict) or head.get("format") != FORMAT:
+        raise SnapshotError("not a Local Durak saved state")
+    if head.get("version") != VERSION:
+        raise SnapshotError(
+            f"saved by another version of Local Durak (format {head.get('version')}, "
+            f"this one reads {VERSION})"
+        )
+    if head.get("kind") != kind:
+        raise SnapshotError(f"a saved {head.get('kind')!r}, not a {kind!r}")
+    classes_named = head.get("classes")
+    if not isinstance(classes_named, list):
+        raise SnapshotError("a saved state without its classes")
+    try:
+        return _Decoder(_Registry(classes), classes_named).dec(tree)
+    except SnapshotError:
+        raise
+    except (IndexError, KeyError, TypeError, ValueError, AttributeError) as e:
+        raise SnapshotError(f"a damaged saved state ({type(e).__name__}: {e})") from None

@@ -1,0 +1,183 @@
+"""Saved state is a versioned msgpack snapshot, never a pickle (issues 12 and 15): a seat's
+game, a host bot's seat and a client's session; each file one whole snapshot replaced
+atomically (never an append log that grows: ~4.5 MB per bot per 52-card game before), an old
+pickle refused with a message and never loaded, and the table's state folder as large after
+the third game of a series as after the first."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import pickle
+import random
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+
+from localdurak.game.rules import Rules
+from localdurak.net.client import Address, ClientSession
+from localdurak.net.host import EVENTS_FILE, HostOptions, TableHost, read_frames
+from localdurak.net.host_bots import BotSeat
+from localdurak.net.identity import EphemeralKey, load_or_create
+from localdurak.protocol import snapshot
+from localdurak.protocol.messages import GameOver, GameStarted
+from localdurak.protocol.table.replica import SeatGame
+from tests.support.net_play import MemoryGame
+
+
+class _Boom:
+    """Unpickling this runs code: it writes a file (what an attacker's pickle would do)."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> Any:
+        return (Path.write_text, (self.marker, "ran"))
+
+
+def _evil_pickle(marker: Path, framed: bool) -> bytes:
+    blob = pickle.dumps(_Boom(marker), protocol=pickle.HIGHEST_PROTOCOL)
+    return (len(blob).to_bytes(4, "big") + blob) if framed else blob
+
+
+def test_a_seat_mid_game_round_trips_and_plays_on() -> None:
+    g = MemoryGame(3, Rules(deck=36), seed=3)
+    g.deal()
+    for _ in range(10):
+        g.step()
+    s = 1
+    data = g.seats[s].freeze()
+    assert not snapshot._is_pickle(data)
+    head, _ = msgpack.unpackb(data, raw=False, strict_map_key=False)
+    assert head["format"] == snapshot.FORMAT and head["version"] == snapshot.VERSION
+    restored = SeatGame.thaw(data, g.keys[s], os.urandom)
+    assert restored.view() == g.seats[s].view()
+    g.seats[s] = restored
+    g.play_out()
+    assert g.host.game is not None and g.host.game.result is not None
+    assert all(p.result() == g.host.game.result for p in g.seats)
+
+
+@pytest.mark.parametrize("framed", [False, True])
+def test_an_old_pickle_is_refused_with_a_message_and_never_loaded(
+    tmp_path: Path, framed: bool
+) -> None:
+    marker = tmp_path / "ran"
+    path = tmp_path / "bot-1.bin"
+    path.write_bytes(_evil_pickle(marker, framed))
+    bot = BotSeat("random", random.Random(1), EphemeralKey(), path=path)
+    with pytest.raises(snapshot.SnapshotError, match="older version"):
+        bot.load()
+    with pytest.raises(snapshot.SnapshotError, match="older version"):
+        SeatGame.thaw(_evil_pickle(marker, framed), EphemeralKey(), os.urandom)
+    assert not marker.exists()
+
+
+async def test_a_client_with_an_old_pickled_seat_says_so_and_starts_afresh(
+    tmp_path: Path,
+) -> None:
+    marker = tmp_path / "ran"
+    me = load_or_create(tmp_path / "me")
+    session = ClientSession(
+        me, "Me", Address("127.0.0.1", 1, "ab" * 32), state_dir=tmp_path / "saved"
+    )
+    path = session._path()
+    assert path is not None
+    path.parent.mkdir(parents=True)
+    path.write_bytes(_evil_pickle(marker, True))
+    session._restore()
+    assert session.game is None and session.last_seq is None
+    assert session.save_problem is not None and "older version" in session.save_problem
+    assert not marker.exists()
+
+
+def test_a_snapshot_names_no_code_and_no_foreign_class() -> None:
+    for bad in ("posix.system", "os.system", "subprocess.Popen", "builtins.eval"):
+        head = {"format": snapshot.FORMAT, "version": 1, "kind": "seat", "classes": [bad]}
+        data = msgpack.packb([head, [snapshot.OBJ, 0]], use_bin_type=True)
+        with pytest.raises(snapshot.SnapshotError):
+            snapshot.loads(data, kind="seat")
+    data = msgpack.packb(
+        [
+            {"format": snapshot.FORMAT, "version": 1, "kind": "seat", "classes": []},
+            [snapshot.FUNC, "os.system"],
+        ],
+        use_bin_type=True,
+    )
+    with pytest.raises(snapshot.SnapshotError, match="not a function"):
+        snapshot.loads(data, kind="seat")
+    with pytest.raises(snapshot.SnapshotError, match="no code"):
+        snapshot.dumps({"f": os.system}, kind="seat")
+    newer = msgpack.packb(
+        [{"format": snapshot.FORMAT, "version": 99, "kind": "seat", "classes": []}, None]
+    )
+    with pytest.raises(snapshot.SnapshotError, match="another version"):
+        snapshot.loads(newer, kind="seat")
+
+
+def test_shared_and_cyclic_references_come_back_shared() -> None:
+    a: list[Any] = [1]
+    a.append(a)
+    d = {"x": a, "y": a, (1, 2): {3, 4}, "big": 2**200, "neg": -(2**70)}
+    out = snapshot.loads(snapshot.dumps(d, kind="t"), kind="t")
+    assert out["x"] is out["y"] and out["x"][1] is out["x"]
+    assert out[(1, 2)] == {3, 4} and out["big"] == 2**200 and out["neg"] == -(2**70)
+
+
+SEAT_MAX = 48 * 1024
+"""The most a seat's snapshot may be at any moment of a 36-card game at four seats (the
+issue's goal is 32 KB at 52 cards; see test_the_state_folder_stays_flat… for the figure)."""
+
+
+async def test_the_state_folder_stays_flat_across_a_series(tmp_path: Path) -> None:
+    """Three games of a series: after each, the bots' snapshots and the event log are about
+    as large as after the first (the old append logs grew by megabytes a game)."""
+    sizes: list[int] = []
+    biggest = [0]
+    host = TableHost(
+        load_or_create(tmp_path / "home"),
+        HostOptions(
+            name="Flat",
+            seats=4,
+            bots=4,
+            bot_level="random",
+            rules=Rules(deck=36),
+            games=3,
+            record_dir=tmp_path / "records",
+            port=0,
+            advertise=False,
+            host="127.0.0.1",
+            seed=7,
+        ),
+        on_event=lambda e: (
+            sizes.append(_folder(host.state_dir)) if e.get("event") == "game_over" else None
+        ),
+    )
+    saving = BotSeat.save
+
+    def save(self: BotSeat) -> None:
+        saving(self)
+        assert self.path is not None
+        biggest[0] = max(biggest[0], self.path.stat().st_size)
+
+    BotSeat.save = save  # type: ignore[method-assign]
+    try:
+        await asyncio.wait_for(host.run(), 300)
+    finally:
+        BotSeat.save = saving  # type: ignore[method-assign]
+    assert len(host.results) == 3 and len(sizes) == 3
+    assert biggest[0] <= SEAT_MAX, biggest[0]
+    # The event log holds the last game only (from the game before's end): it does not
+    # accumulate the series (before: every event of every game, for --resume).
+    frames = read_frames(host.state_dir / EVENTS_FILE)
+    assert [type(e) for e in frames].count(GameStarted) == 1
+    assert isinstance(frames[0], GameOver)
+    bots = sum(p.stat().st_size for p in host.state_dir.glob("bot-*.bin"))
+    assert bots <= 4 * SEAT_MAX, bots
+    assert not list(host.state_dir.glob("*.tmp"))
+
+
+def _folder(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.iterdir() if p.is_file())
