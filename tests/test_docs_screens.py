@@ -18,6 +18,11 @@ SCREENS = [
         "`localdurak host` until the deal: where to join, the pairing codes, who is missing",
     ),
     ("table_ru", "The table in Russian (`--lang ru`)"),
+    ("table_uk", "The table in Ukrainian (`--lang uk`)"),
+    ("table_pl", "The table in Polish (`--lang pl`)"),
+    ("table_zh-hant", "The table in Chinese, Traditional (`--lang zh`): two cells a character"),
+    ("help_zh-hant", "`?` in Chinese: the glossary shows the Russian words, as seed 004 does"),
+    ("host_form_uk", "The lobby's host form in Ukrainian"),
 ]
 
 

@@ -2,6 +2,9 @@
 
 Exit 0 printing "clean"; exit 1 naming each seat that broke the protocol and how; exit 2 when
 the file is not a game record with a card-privacy transcript (the reason on standard error).
+Then who played each seat — the name and the device identity fingerprint its signatures
+prove (a /4 record), so a player can say "this is the game I played" — and what the audit
+could not check in this record (an older format, a forfeit that is the host's word).
 """
 
 from __future__ import annotations
@@ -76,7 +79,14 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if report.clean:
         print("clean")
-        return 0
     for fault in report.faults:
         print(fault)
-    return 1
+    for seat in report.seats:
+        print(
+            _("seat {seat}: {name}, identity {fingerprint}").format(
+                seat=seat.seat, name=seat.name, fingerprint=seat.fingerprint
+            )
+        )
+    for what in report.unchecked:
+        print(_("not checked: {what}").format(what=what))
+    return 0 if report.clean else 1

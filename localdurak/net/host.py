@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
+import json
 import logging
 import os
 import random
@@ -953,8 +954,11 @@ class TableHost:
             raise _HeldBack()
         try:
             acc = g.receive(seat, cmd)
-        except CheatFound as e:
-            if e.seat is not None:
+        except RemoteProtocolError as e:
+            # The gap it leaves in the seat's counters, explained in the record even after a
+            # restart (which rebuilds the game from the relayed steps alone).
+            self.store.journal_line(journal_append("privacy_refused", [seat, cmd.n]))
+            if isinstance(e, CheatFound) and e.seat is not None:
                 self._abort(e.seat, e.reason)
             raise
         first: int | None = None
@@ -1323,6 +1327,10 @@ class TableHost:
             return
         lines = [self._journal_header(g.started)]
         lines += [journal_append("privacy_log", m.to_json()) for m in g.accepted_log]
+        # The refused steps are in no event: the old journal's list is kept (records.md).
+        for seat, n in refused_in_journal(self.journal_path):
+            g.refuse(seat, n)
+            lines.append(journal_append("privacy_refused", [seat, n]))
         if g.game is not None:
             lines += [journal_action(a) for a in g.game.log]
         self.store.rewrite_journal(lines)
@@ -1396,3 +1404,22 @@ def resume_table(
         host.journal_path = Path(state["journal"])
     host.rewrite_journal()
     return host
+
+
+def refused_in_journal(path: Path) -> list[tuple[int, int]]:
+    """The ``privacy_refused`` entries of a journal (a line cut by a crash is skipped)."""
+    out: list[tuple[int, int]] = []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return out
+    for line in text.splitlines():
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue
+        appended = obj.get("append") if isinstance(obj, dict) else None
+        item = appended.get("privacy_refused") if isinstance(appended, dict) else None
+        if isinstance(item, list) and len(item) == 2 and all(type(x) is int for x in item):
+            out.append((item[0], item[1]))
+    return out

@@ -198,6 +198,7 @@ def write_record_file(journal_path: Path) -> tuple[Path, list[str] | None]:
     the deck in deal order when the audit could decode it.  Pure work on files: a thread."""
     record = read_journal(journal_path.read_text(encoding="utf-8"))
     record.pop("privacy_log", None)
+    _merge_refused(record, record.pop("privacy_refused", []))
     report = audit(record)
     deck = [str(c) for c in report.deck] if report.deck is not None else None
     if deck is not None:
@@ -214,6 +215,19 @@ def write_record_file(journal_path: Path) -> tuple[Path, list[str] | None]:
     tmp.write_text(json.dumps(ordered, indent=1) + "\n", encoding="utf-8")
     tmp.replace(path)
     return path, deck
+
+
+def _merge_refused(record: dict[str, Any], refused: Any) -> None:
+    """The refused steps the journal lists (every one since the game began, across restarts)
+    into the record's identity section (records.md ``privacy.identity.refused``)."""
+    privacy = record.get("privacy")
+    ident = privacy.get("identity") if isinstance(privacy, dict) else None
+    if not isinstance(ident, dict) or not isinstance(refused, list):
+        return
+    have = ident.setdefault("refused", [])
+    for r in refused:
+        if r not in have:
+            have.append(r)
 
 
 def fsync_all(fds: list[int]) -> None:

@@ -8,6 +8,8 @@ alter them.  Verification needs only the public key, so the seat and host replic
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Sequence
 from typing import Any, Final
 
 from cryptography.hazmat.primitives import serialization
@@ -55,3 +57,46 @@ def verify_action(
             f"seat {seat}'s signature on its message #{n} ({kind}) does not check out: "
             "it was forged or altered"
         ) from None
+
+
+SETUP_DOMAIN: Final = b"localdurak-setup/1"
+
+
+def setup_digest(
+    *,
+    game: bytes,
+    number: int,
+    rules: Any,
+    dealer: int,
+    names: Sequence[str],
+    keys: Sequence[bytes],
+    previous: Any,
+) -> bytes:
+    """What every signed step of a game binds besides itself: the game as the host announced
+    it (`GameStarted`) — its id, its number in the series, the table options (records.md
+    ``rules``, non-defaults only), the dealer, every seat's name and identity key in seat
+    order, and the previous game's result (R-F2).  A seat signs its steps under this digest of
+    what *it* was told, so its commit (its privacy key) and all it played are bound to its
+    name and identity, and to the setup; a record whose names, rules or seats were rewritten,
+    or a host that told two seats different things, fails every signature."""
+    return hashlib.sha256(
+        canonical(
+            [
+                SETUP_DOMAIN,
+                game,
+                number,
+                dict(rules),
+                dealer,
+                list(names),
+                list(keys),
+                previous,
+            ]
+        )
+    ).digest()
+
+
+def key_fingerprint(key: bytes) -> str:
+    """A device identity key as a person compares it: the first 64 bits of its SHA-256, in
+    four groups of four hex digits ("3F9A-1C2E-77B0-04D1")."""
+    digest = hashlib.sha256(b"localdurak-identity/1" + key).hexdigest()[:16].upper()
+    return "-".join(digest[i : i + 4] for i in range(0, 16, 4))

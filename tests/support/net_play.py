@@ -16,7 +16,13 @@ from localdurak.protocol.table.replica import HostGame, SeatGame, Signed
 
 class MemoryGame:
     def __init__(
-        self, n: int, rules: Rules, seed: int = 1, dealer: int | None = None, defer: bool = False
+        self,
+        n: int,
+        rules: Rules,
+        seed: int = 1,
+        dealer: int | None = None,
+        defer: bool = False,
+        names: tuple[str, ...] | None = None,
     ) -> None:
         """``defer``: the seats take events as a network client does (`SeatGame.receive` with
         ``defer``, then `flush`), and never have a quiet moment for what they deferred;
@@ -30,7 +36,7 @@ class MemoryGame:
             number=0,
             rules=rules,
             dealer=n - 1 if dealer is None else dealer,
-            names=tuple(f"p{i}" for i in range(n)),
+            names=names if names is not None else tuple(f"p{i}" for i in range(n)),
             keys=tuple(k.public_key for k in self.keys),
         )
         self.host = HostGame(self.started)
@@ -40,6 +46,8 @@ class MemoryGame:
         self.queue: list[tuple[int, Signed]] = []
         self.seq = 1
         self.events: list[PrivacyEvent] = []
+        self.actions: list[dict[str, Any]] = []
+        """Every game action the host accepted, in its order (records.md form)."""
 
     def send(self, seat: int, signed: list[Signed]) -> None:
         self.queue += [(seat, s) for s in signed]
@@ -52,6 +60,8 @@ class MemoryGame:
         """The host takes the first queued step; every seat gets what it relays."""
         seat, signed = self.queue.pop(0)
         accepted = self.host.receive(seat, signed.command(0))
+        if accepted.action is not None:
+            self.actions.append(accepted.action.to_dict())
         for s, cmd in accepted.relay:
             self.seq += 1
             ev = cmd.relayed(self.seq, s)
@@ -94,11 +104,17 @@ class MemoryGame:
         raise AssertionError("the game did not end")
 
     def record(self) -> dict[str, Any]:
-        return {
+        """The game record the host writes (records.md), with the host's transcript."""
+        game = self.host.game
+        record: dict[str, Any] = {
             "format": "localdurak-record/1",
             "rules": self.started.rules.non_defaults(),
             "seats": len(self.seats),
+            "names": list(self.started.names),
             "dealer": self.started.dealer,
-            "actions": [],
-            "privacy": self.host.transcript(),
+            "actions": list(self.actions),
         }
+        if game is not None and game.result is not None:
+            record["result"] = game.result.to_dict()
+        record["privacy"] = self.host.transcript()
+        return record

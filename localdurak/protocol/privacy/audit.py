@@ -30,7 +30,8 @@ from ...game.cards import CARDS, Card
 from ...game.engine import Game
 from ...game.outcome import BoutEnded, Outcome, Over, Refilled, Returned, Taken, first
 from ...game.rules import Rules
-from ..errors import RemoteProtocolError
+from ..errors import AuthFailed, RemoteProtocolError
+from ..signing import key_fingerprint, setup_digest, verify_action
 from .cardpoints import CARD_POINTS
 from .group import GROUP, InvalidPoint, Scalar
 from .messages import (
@@ -45,7 +46,14 @@ from .messages import (
     Shuffle,
 )
 from .proofs import dleq_verify, schnorr_verify
-from .record import is_legacy, transcript_from_dict
+from .record import (
+    WITHOUT_IDENTITY,
+    Identity,
+    TranscriptError,
+    identity_from_dict,
+    is_legacy,
+    transcript_from_dict,
+)
 from .schedule import Setup
 from .transcript import Transcript, shuffle_digest, signed_action
 
@@ -66,11 +74,31 @@ class AuditFault:
 
 
 @dataclass(frozen=True, slots=True)
+class AuditedSeat:
+    """Who played a seat, as the record's identity section says and the seat's signatures
+    prove: its name and its device identity key's fingerprint (`signing.key_fingerprint`)."""
+
+    seat: int
+    name: str
+    fingerprint: str
+
+    def __str__(self) -> str:
+        return f"seat {self.seat}: {self.name}, identity {self.fingerprint}"
+
+
+@dataclass(frozen=True, slots=True)
 class AuditReport:
     faults: tuple[AuditFault, ...] = ()
     deck: tuple[Card, ...] | None = None
     """The whole deck in deal order, decoded with the revealed keys (None if it could not be)."""
     checked: dict[str, int] = field(default_factory=dict)
+    seats: tuple[AuditedSeat, ...] = ()
+    """Who played (a /3 record); empty for a record that does not say."""
+    unchecked: tuple[str, ...] = ()
+    """What the audit could not check in this record, and why (an old format, the host's word
+    on a forfeit)."""
+    missing_keys: tuple[int, ...] = ()
+    """Seats whose key is not in the record: reported, never a verdict on the seat."""
 
     @property
     def clean(self) -> bool:
@@ -92,10 +120,28 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
         raise NotARecord("not a game record with a card-privacy transcript ('privacy')")
     try:
         setup, log, refused = transcript_from_dict(record["privacy"])
-    except ValueError as e:
+        identity = identity_from_dict(record["privacy"])
+    except (ValueError, TranscriptError) as e:
         raise NotARecord(str(e)) from None
 
     faults: list[AuditFault] = []
+    unchecked: list[str] = []
+    seats: tuple[AuditedSeat, ...] = ()
+    faults += _check_setup(record, setup)
+    if identity is not None:
+        faults += _check_identity(record, setup, log, identity)
+        seats = tuple(
+            AuditedSeat(i, name, key_fingerprint(key))
+            for i, (name, key) in enumerate(zip(identity.names, identity.keys, strict=True))
+        )
+    else:
+        unchecked.append(
+            f"who played: {WITHOUT_IDENTITY} (an older record, or one that lost them) cannot "
+            "show it, nor its names, its signed setup, or that no signed step is missing"
+        )
+    # The record shown altered (its setup, names or signed steps): the replay of its actions
+    # can no longer prove that a seat played out of turn.
+    altered = bool(faults)
     for r in refused:
         # The host alone writes "refused", and refused messages were never relayed, so nothing
         # here proves who sent them (a host could name anybody): listed, but not a verdict on
@@ -161,18 +207,50 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
                 )
             if not t.complete(chunk):
                 incomplete = True
-    t.ensure_public()
+    try:
+        t.ensure_public()
+    except RemoteProtocolError as e:
+        # The turned card decodes to no card: a shuffle or a layer removal was dishonest; with
+        # every key revealed the shuffle check below names the seat.
+        faults.append(AuditFault(None, f"the deal's public card cannot be read: {e.reason}"))
     if setup.lowest_trump and t.first_attacker is None:
         incomplete = True
 
     keys: list[Scalar] = []
+    missing: list[int] = []
     for seat, k in enumerate(t.revealed):
         if k is None:
-            faults.append(AuditFault(seat, "did not reveal its key"))
+            # Withheld, or dropped from the record by whoever wrote it: the log cannot show
+            # which, so the seat is not judged for it (a seat that stops is the host's to
+            # forfeit, live).
+            missing.append(seat)
+            faults.append(
+                AuditFault(
+                    None,
+                    f"seat {seat}'s key is not in the record (not revealed, or left out of "
+                    "the record: the log does not show which)",
+                )
+            )
         else:
             keys.append(k)
+
+    def report(deck: tuple[Card, ...] | None, checked: dict[str, int]) -> AuditReport:
+        return AuditReport(
+            _with_incomplete(faults, incomplete),
+            deck,
+            checked,
+            seats,
+            tuple(unchecked),
+            tuple(missing),
+        )
+
     if len(keys) < setup.seats or t.shuffled is None:
-        return AuditReport(_with_incomplete(faults, incomplete), None, {"messages": len(log)})
+        if missing:
+            unchecked.append(
+                "the shuffles, the deck, the claims, the actions against the rules and the "
+                "result: without every key the deck cannot be decoded"
+            )
+        return report(None, {"messages": len(log)})
 
     # Shuffles: each stage's proof of shuffle was checked by the replay.  A /2 record has none:
     # deck_j = π_j(k_j · deck_{j-1}) as sets.
@@ -197,7 +275,7 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
         # reveals no seed, so a missing one names nobody).  Each
         # logged seed was checked against its commitment, and the deal order derived from them
         # all, by the replay above (`Transcript._seed`).
-        return AuditReport(_with_incomplete(faults, incomplete), None, {"messages": len(log)})
+        return report(None, {"messages": len(log)})
 
     # Decode every position with the product of all keys.
     total = keys[0]
@@ -243,7 +321,19 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
     if record.get("actions"):
         faults += _check_signed(record["actions"], signed)
         if cards is not None:
-            faults += _check_actions(record, setup, t, cards)
+            replayed = _check_actions(record, setup, t, cards, unchecked)
+            if altered:
+                replayed = [
+                    AuditFault(
+                        None,
+                        f"{f.what} — in a record shown altered above: nothing shows seat "
+                        f"{f.seat} did it",
+                    )
+                    if f.seat is not None
+                    else f
+                    for f in replayed
+                ]
+            faults += replayed
     elif signed and require_actions:
         # Deleting the actions must not skip the rules: the seats signed these moves.
         faults.append(
@@ -253,11 +343,7 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
                 "the game cannot be checked against the rules",
             )
         )
-    return AuditReport(
-        _with_incomplete(faults, incomplete),
-        cards,
-        {"messages": len(log), "positions": len(decoded)},
-    )
+    return report(cards, {"messages": len(log), "positions": len(decoded)})
 
 
 def _signed_actions(log: Sequence[Message]) -> list[tuple[int, dict[str, Any]]]:
@@ -391,7 +477,11 @@ def outcome_moves(outcome: Outcome) -> list[tuple[Any, ...]]:
 
 
 def _check_actions(
-    record: Mapping[str, Any], setup: Setup, t: Transcript, deck: tuple[Card, ...]
+    record: Mapping[str, Any],
+    setup: Setup,
+    t: Transcript,
+    deck: tuple[Card, ...],
+    unchecked: list[str],
 ) -> list[AuditFault]:
     """Replay the record's actions with the rules engine on the decoded deck: every action
     legal, the cards of the card-playing actions exactly the cards proven in the protocol, and
@@ -420,11 +510,13 @@ def _check_actions(
     faults: list[AuditFault] = []
     played: list[tuple[int, int, bool]] = []
     bout_ends: list[tuple[Any, ...]] = []
+    legal = True
     for i, action in enumerate(actions):
         try:
             outcome = game.apply(action)
         except ValueError as e:
             faults.append(AuditFault(action.seat, f"action {i} of the record is illegal: {e}"))
+            legal = False
             break
         if action.do is Do.ATTACK:
             played += [(action.seat, int(c), False) for c in action.cards]
@@ -451,6 +543,210 @@ def _check_actions(
             faults.append(
                 AuditFault(
                     None, f"the host's {move[0]} {k + 1} does not follow the rules ({rules_ids})"
+                )
+            )
+    if legal and "result" in record:
+        faults += _check_result(record, game, unchecked)
+    return faults
+
+
+def _check_result(record: Mapping[str, Any], game: Game, unchecked: list[str]) -> list[AuditFault]:
+    """The record's ``result`` is the one the signed actions lead to (R-B14, R-T3, R-B15); a
+    game the actions leave unfinished may only have ended by a forfeit (the host's word)."""
+    raw = record["result"]
+    try:
+        claimed = GameResult.from_dict(raw) if isinstance(raw, Mapping) else None
+    except (ValueError, TypeError):
+        claimed = None
+    if claimed is None:
+        return [AuditFault(None, "the record's result cannot be read")]
+    if game.result is not None:
+        if claimed != game.result:
+            return [
+                AuditFault(
+                    None,
+                    f"the record's result ({_result_text(claimed)}) is not the one the signed "
+                    f"actions lead to ({_result_text(game.result)})",
+                )
+            ]
+        return []
+    forfeit = record.get("forfeit")
+    if isinstance(forfeit, int) and not isinstance(forfeit, bool) and claimed.durak == (forfeit,):
+        unchecked.append(
+            f"the forfeit: the host says seat {forfeit} stopped playing (a silence leaves nothing "
+            "in the log)"
+        )
+        return []
+    return [
+        AuditFault(
+            None,
+            f"the record's result ({_result_text(claimed)}) but the signed actions do not finish "
+            "the game (a signed action missing, or a result made up)",
+        )
+    ]
+
+
+def _result_text(r: GameResult) -> str:
+    if r.draw:
+        return "a draw"
+    return "durak " + ", ".join(f"seat {s}" for s in r.durak) if r.durak else "no durak"
+
+
+def _check_setup(record: Mapping[str, Any], setup: Setup) -> list[AuditFault]:
+    """The record's ``seats``, ``dealer`` and ``rules`` are the transcript's setup, which every
+    proof binds (the game id hashes it, step 0)."""
+    faults: list[AuditFault] = []
+    if "seats" in record and record["seats"] != setup.seats:
+        faults.append(
+            AuditFault(
+                None, f"the record says {record['seats']!r} seats, the protocol {setup.seats}"
+            )
+        )
+    if "dealer" in record and record["dealer"] != setup.dealer:
+        faults.append(
+            AuditFault(None, f"the record's dealer is not the protocol's (seat {setup.dealer})")
+        )
+    if "rules" in record and not _same_rules(record["rules"], setup.rules):
+        faults.append(AuditFault(None, "the record's rules are not the ones the game was dealt by"))
+    return faults
+
+
+def _same_rules(a: Any, b: Any) -> bool:
+    try:
+        return isinstance(a, Mapping) and Rules.from_dict(a) == Rules.from_dict(b)
+    except (ValueError, TypeError):
+        return False
+
+
+_MANY = 3
+"""Faults of one kind listed one by one; beyond that, counted."""
+
+
+def _check_identity(
+    record: Mapping[str, Any], setup: Setup, log: Sequence[Message], ident: Identity
+) -> list[AuditFault]:
+    """A /3 record: every message a seat made is in a step that seat signed with its identity
+    key, under the digest of the setup it was told (`signing.setup_digest`: the game, the
+    rules, the dealer, every name and key); no signed step is missing (each seat's counters
+    run from 0 without a gap, but for the steps the host refused); the record's names and
+    setup are the signed ones.  A fault here is the host's or the record's: nothing in a
+    record that fails these checks shows a seat did anything."""
+    faults: list[AuditFault] = []
+    n = len(ident.keys)
+    if (
+        n != setup.seats
+        or ident.dealer != setup.dealer
+        or not _same_rules(ident.rules, setup.rules)
+    ):
+        faults.append(AuditFault(None, "the transcript's setup is not the one the seats signed"))
+    if "names" in record and record["names"] != list(ident.names):
+        faults.append(AuditFault(None, "the record's names are not the ones the seats signed"))
+    if "seats" in record and record["seats"] != n:
+        faults.append(AuditFault(None, "the record's seats are not the ones the seats signed"))
+    if "rules" in record and not _same_rules(record["rules"], ident.rules):
+        faults.append(AuditFault(None, "the record's rules are not the ones the seats signed"))
+    if record.get("previous") != ident.previous and ("previous" in record or ident.previous):
+        faults.append(
+            AuditFault(None, "the record's previous result is not the one the seats signed")
+        )
+    if n != setup.seats:
+        return faults
+    digest = setup_digest(
+        game=ident.game,
+        number=ident.number,
+        rules=ident.rules,
+        dealer=ident.dealer,
+        names=ident.names,
+        keys=ident.keys,
+        previous=ident.previous,
+    )
+    covered: list[int | None] = [None] * len(log)
+    last = [-1] * n
+    used: list[set[int]] = [set() for _ in range(n)]
+    forged: list[int] = []
+    for k, st in enumerate(ident.steps):
+        if not all(0 <= i < len(log) for i in st.at) or len(set(st.at)) != len(st.at):
+            faults.append(AuditFault(None, f"signed step {k} names messages the log does not hold"))
+            continue
+        msgs = [log[i] for i in st.at]
+        try:
+            verify_action(
+                ident.keys[st.seat],
+                st.sig,
+                game=digest,
+                seat=st.seat,
+                n=st.n,
+                kind=st.step,
+                body=[m.to_dict() for m in msgs],
+            )
+        except AuthFailed:
+            forged.append(k)
+            continue
+        if any(m.seat != st.seat or isinstance(m, Refill | Return) for m in msgs):
+            faults.append(
+                AuditFault(None, f"signed step {k} holds a message not in its seat's name")
+            )
+            continue
+        for i in st.at:
+            if covered[i] is not None:
+                faults.append(AuditFault(None, f"message {i} of the log is in two signed steps"))
+            covered[i] = k
+        if st.n <= last[st.seat]:
+            faults.append(
+                AuditFault(
+                    None,
+                    f"seat {st.seat}'s signed steps are out of their order in the record "
+                    f"(#{st.n} after #{last[st.seat]})",
+                )
+            )
+        if st.n in used[st.seat]:
+            faults.append(AuditFault(None, f"seat {st.seat}'s signed step #{st.n} is there twice"))
+        used[st.seat].add(st.n)
+        last[st.seat] = max(last[st.seat], st.n)
+    if forged:
+        first = ident.steps[forged[0]]
+        faults.append(
+            AuditFault(
+                None,
+                f"{len(forged)} step(s) of the record do not carry their seat's identity "
+                f"signature over the signed setup (the first: step {forged[0]}, seat "
+                f"{first.seat}'s #{first.n}): the record was altered or made up, and nothing "
+                "shows those seats made them",
+            )
+        )
+    unsigned = [
+        i for i, m in enumerate(log) if covered[i] is None and not isinstance(m, Refill | Return)
+    ]
+    if unsigned:
+        m = log[unsigned[0]]
+        faults.append(
+            AuditFault(
+                None,
+                f"{len(unsigned)} message(s) of the log are in no step their seat signed (the "
+                f"first: message {unsigned[0]}, in seat {m.seat}'s name)",
+            )
+        )
+    claimed = list(ident.refused)
+    journal = record.get("privacy_refused")  # a journal not yet made a record lists them apart
+    if isinstance(journal, list):
+        claimed += [
+            (r[0], r[1])
+            for r in journal
+            if isinstance(r, list) and len(r) == 2 and all(type(x) is int for x in r)
+        ]
+    for seat, (name, ns) in enumerate(zip(ident.names, used, strict=True)):
+        refused = {r for s, r in claimed if s == seat}
+        every = ns | refused
+        if not every:
+            continue
+        gaps = sorted(set(range(max(every) + 1)) - every)
+        if gaps:
+            shown = ", ".join(f"#{g}" for g in gaps[:_MANY]) + (" …" if len(gaps) > _MANY else "")
+            faults.append(
+                AuditFault(
+                    None,
+                    f"seat {seat} ({name})'s signed step(s) {shown} are not in the record: "
+                    "deleted, or the record was cut",
                 )
             )
     return faults

@@ -2,28 +2,49 @@
 ``"privacy"``, that other readers ignore).  Plain dicts in and out; JSON-safe (bytes as hex).
 
     "privacy": {
-      "format": "localdurak-privacy/3",
+      "format": "localdurak-privacy/4",
       "setup": {"seats": 3, "deck": 36, "hand": 6, "dealer": 2, "japanese": false,
                 "lowest_trump": true, "rules": {...}},
       "log": [ every message the host accepted, in its order, as Message.to_json() ],
-      "refused": [ {"seat": 1, "reason": "...", "message": {...} or null}, ... ]
+      "refused": [ {"seat": 1, "reason": "...", "message": {...} or null}, ... ],
+      "identity": {
+        "game": "<hex>", "number": 0, "rules": {...}, "dealer": 2,
+        "names": ["Anna", ...], "keys": ["<hex identity key>", ...], "previous": null,
+        "steps": [ {"seat": 1, "n": 0, "step": "nonce", "sig": "<hex>", "at": [0]}, ... ],
+        "refused": [[seat, n], ...]
+      }
     }
+
+``identity`` (/4) binds the transcript to the people who played: the game as the host
+announced it (`GameStarted`), each seat's device identity key, and every signed step the host
+accepted — its seat, its counter ``n``, its signature, and the positions in ``log`` of the
+privacy messages it carried (its body is those messages' ``to_dict()``) — plus the counters
+of the steps the host refused, which explain the gaps.  A transcript without it is still read,
+and its audit says what it cannot check: a /3 one (what the privacy `Host` alone keeps, as the
+in-memory tests do) or a /2 one (no proofs of shuffle either).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .messages import Message, MessageError, message_from_json
 from .schedule import ScheduleError, Setup
 
-FORMAT = "localdurak-privacy/3"
-"""/3: every shuffle stage carries its proof of shuffle (privacy/shuffle.py).  /2: step 2b
-(seeds committed in the nonces, the deal order), stages without proofs — still read, its
-shuffles judged with the revealed keys (`is_legacy`).  A /1 transcript deals from the last
-shuffle stage as it stands and cannot be replayed by this protocol."""
+FORMAT = "localdurak-privacy/4"
+"""/4: a /3 transcript with its identity section (who played, their signatures, the signed
+setup): what the host writes."""
+FORMAT_3 = "localdurak-privacy/3"
+"""/3: every shuffle stage carries its proof of shuffle (privacy/shuffle.py), no identity
+section: what the privacy `Host` alone keeps (`transcript_to_dict`)."""
 LEGACY_FORMATS = frozenset({"localdurak-privacy/2"})
+"""/2: step 2b (seeds committed in the nonces, the deal order), stages without proofs — still
+read, its shuffles judged with the revealed keys (`is_legacy`).  A /1 transcript deals from the
+last shuffle stage as it stands and cannot be replayed by this protocol."""
+FORMATS = frozenset({FORMAT, FORMAT_3}) | LEGACY_FORMATS
+WITHOUT_IDENTITY = "a transcript without identity signatures"
 
 
 def is_legacy(d: Any) -> bool:
@@ -35,27 +56,173 @@ class TranscriptError(ValueError):
     """A ``"privacy"`` value that is not a transcript of this protocol."""
 
 
+@dataclass(frozen=True, slots=True)
+class SignedStep:
+    """One step a seat signed with its identity key, as the host accepted it."""
+
+    seat: int
+    n: int
+    step: str
+    sig: bytes
+    at: tuple[int, ...]
+    """Positions in the log of the privacy messages the step carried, in order."""
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """The record's ``identity`` section (/3)."""
+
+    game: bytes
+    number: int
+    rules: dict[str, Any]
+    dealer: int
+    names: tuple[str, ...]
+    keys: tuple[bytes, ...]
+    previous: dict[str, Any] | None
+    steps: tuple[SignedStep, ...]
+    refused: tuple[tuple[int, int], ...]
+
+
 def transcript_to_dict(
     setup: Setup, log: Sequence[Message], refused: Sequence[Mapping[str, Any]] = ()
 ) -> dict[str, Any]:
+    """The transcript alone (/3): what the privacy `Host` keeps; `with_identity` makes it /4."""
     return {
-        "format": FORMAT,
+        "format": FORMAT_3,
         "setup": setup.to_dict(),
         "log": [m.to_json() for m in log],
         "refused": [dict(r) for r in refused],
     }
 
 
+def with_identity(
+    transcript: Mapping[str, Any],
+    *,
+    game: bytes,
+    number: int,
+    rules: Mapping[str, Any],
+    dealer: int,
+    names: Sequence[str],
+    keys: Sequence[bytes],
+    previous: Mapping[str, Any] | None,
+    steps: Sequence[Mapping[str, Any]],
+    refused: Sequence[tuple[int, int]],
+) -> dict[str, Any]:
+    """A /3 transcript with its ``identity`` section: a /4 one."""
+    return {
+        **transcript,
+        "format": FORMAT,
+        "identity": {
+            "game": game.hex(),
+            "number": number,
+            "rules": dict(rules),
+            "dealer": dealer,
+            "names": list(names),
+            "keys": [k.hex() for k in keys],
+            "previous": dict(previous) if previous is not None else None,
+            "steps": [
+                {
+                    "seat": s["seat"],
+                    "n": s["n"],
+                    "step": s["step"],
+                    "sig": bytes(s["sig"]).hex(),
+                    "at": list(s["at"]),
+                }
+                for s in steps
+            ],
+            "refused": [[seat, n] for seat, n in refused],
+        },
+    }
+
+
 def transcript_from_dict(d: Any) -> tuple[Setup, list[Message], list[dict[str, Any]]]:
     """(setup, accepted messages, refused attempts) from a record's ``"privacy"`` value."""
-    if not isinstance(d, Mapping) or (d.get("format") != FORMAT and not is_legacy(d)):
-        raise TranscriptError(f"the privacy transcript is not {FORMAT}")
+    if not isinstance(d, Mapping) or d.get("format") not in FORMATS:
+        raise TranscriptError(
+            f"the privacy transcript is not {FORMAT} (nor {FORMAT_3} or localdurak-privacy/2)"
+        )
     try:
         setup = Setup.from_dict(d["setup"])
         log = [message_from_json(m) for m in d["log"]]
-    except (KeyError, TypeError, ScheduleError, MessageError) as e:
+    except (KeyError, TypeError, ValueError, ScheduleError, MessageError) as e:
         raise TranscriptError(f"the privacy transcript is damaged: {e}") from None
     refused = d.get("refused", [])
     if not isinstance(refused, list) or not all(isinstance(r, Mapping) for r in refused):
         raise TranscriptError("the privacy transcript's 'refused' is not a list of objects")
     return setup, log, [dict(r) for r in refused]
+
+
+def _int(v: Any, what: str, lo: int = 0, hi: int = 2**53) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+        raise TranscriptError(f"the identity section's {what} is not a number in {lo}..{hi}")
+    return v
+
+
+def _hex(v: Any, what: str, size: int | None = None) -> bytes:
+    try:
+        b = bytes.fromhex(v) if isinstance(v, str) else None
+    except ValueError:
+        b = None
+    if b is None or (size is not None and len(b) != size):
+        raise TranscriptError(f"the identity section's {what} is not hex bytes")
+    return b
+
+
+def identity_from_dict(d: Any) -> Identity | None:
+    """The ``identity`` section of a record's ``"privacy"`` value; None for a /3 or /2
+    transcript.  A /4 transcript without a well-formed one raises `TranscriptError`."""
+    if not isinstance(d, Mapping) or d.get("format") != FORMAT:
+        return None
+    raw = d.get("identity")
+    if not isinstance(raw, Mapping):
+        raise TranscriptError(f"a {FORMAT} transcript without its identity section")
+    names = raw.get("names")
+    keys = raw.get("keys")
+    if not isinstance(names, list) or not all(isinstance(x, str) for x in names):
+        raise TranscriptError("the identity section's names are not a list of names")
+    if not isinstance(keys, list) or len(keys) != len(names):
+        raise TranscriptError("the identity section has not one key per name")
+    rules = raw.get("rules")
+    previous = raw.get("previous")
+    if not isinstance(rules, Mapping) or not (previous is None or isinstance(previous, Mapping)):
+        raise TranscriptError("the identity section's rules or previous result are not objects")
+    steps_raw = raw.get("steps")
+    refused_raw = raw.get("refused", [])
+    if not isinstance(steps_raw, list) or not isinstance(refused_raw, list):
+        raise TranscriptError("the identity section's steps or refusals are not lists")
+    n = len(names)
+    steps: list[SignedStep] = []
+    for i, s in enumerate(steps_raw):
+        if not isinstance(s, Mapping):
+            raise TranscriptError(f"signed step {i} is not an object")
+        at = s.get("at")
+        step = s.get("step")
+        if not isinstance(at, list) or not at or not isinstance(step, str):
+            raise TranscriptError(f"signed step {i} has no step name or no messages")
+        steps.append(
+            SignedStep(
+                _int(s.get("seat"), f"step {i}'s seat", 0, max(n - 1, 0)),
+                _int(s.get("n"), f"step {i}'s counter"),
+                step,
+                _hex(s.get("sig"), f"step {i}'s signature", 64),
+                tuple(_int(x, f"step {i}'s message position") for x in at),
+            )
+        )
+    refused: list[tuple[int, int]] = []
+    for i, r in enumerate(refused_raw):
+        if not isinstance(r, list) or len(r) != 2:
+            raise TranscriptError(f"refused step {i} is not [seat, n]")
+        refused.append(
+            (_int(r[0], "refused seat", 0, max(n - 1, 0)), _int(r[1], "refused counter"))
+        )
+    return Identity(
+        game=_hex(raw.get("game"), "game id"),
+        number=_int(raw.get("number"), "game number"),
+        rules=dict(rules),
+        dealer=_int(raw.get("dealer"), "dealer", 0, max(n - 1, 0)),
+        names=tuple(names),
+        keys=tuple(_hex(k, f"key {i}", 32) for i, k in enumerate(keys)),
+        previous=dict(previous) if previous is not None else None,
+        steps=tuple(steps),
+        refused=tuple(refused),
+    )

@@ -71,10 +71,11 @@ from localdurak.protocol.privacy.messages import (
     message_from_dict,
 )
 from localdurak.protocol.privacy.messages import Message as PMessage
+from localdurak.protocol.privacy.record import with_identity
 from localdurak.protocol.privacy.roles import Host, Player
 from localdurak.protocol.privacy.schedule import Setup
 from localdurak.protocol.privacy.transcript import Transcript
-from localdurak.protocol.signing import action_payload, verify_action
+from localdurak.protocol.signing import action_payload, setup_digest, verify_action
 
 GAME_STEPS = ("play", "act")
 """Privacy steps that carry a game action."""
@@ -93,6 +94,20 @@ class Signer(Protocol):
 
 
 # --- helpers shared by both roles ------------------------------------------------------------
+
+
+def signed_setup(started: GameStarted) -> bytes:
+    """The digest every signed step of this game binds (`signing.setup_digest`): the game as
+    ``started`` announced it, so a step signs its seat's name, identity and the rules too."""
+    return setup_digest(
+        game=started.game,
+        number=started.number,
+        rules=started.rules.non_defaults(),
+        dealer=started.dealer,
+        names=started.names,
+        keys=started.keys,
+        previous=started.previous.to_dict() if started.previous is not None else None,
+    )
 
 
 def setup_for(started: GameStarted) -> Setup:
@@ -302,6 +317,11 @@ class SeatGame:
         return self.started.game
 
     @property
+    def bound(self) -> bytes:
+        """What our signatures bind besides the step (`signed_setup`)."""
+        return signed_setup(self.started)
+
+    @property
     def seats(self) -> int:
         return len(self.started.keys)
 
@@ -310,7 +330,7 @@ class SeatGame:
         body = body_of(msgs)
         n = self._n
         self._n += 1
-        sig = self.signer.sign(action_payload(self.game_id, self.seat, n, step, body))
+        sig = self.signer.sign(action_payload(self.bound, self.seat, n, step, body))
         if step in GAME_STEPS:
             self._unrelayed[n] = list(msgs)
         return Signed(self.game_id, n, step, body, sig)
@@ -404,7 +424,7 @@ class SeatGame:
             verify_action(
                 self.started.keys[event.seat],
                 event.sig,
-                game=event.game,
+                game=self.bound,
                 seat=event.seat,
                 n=event.n,
                 kind=event.step,
@@ -666,10 +686,22 @@ class HostGame:
         """(seat, n) -> signature of each accepted command (an identical resend is ignored)."""
         self.cheat: Cheated | None = None
         """The first check of the host's that proved a seat cheated (`verify_idle`)."""
+        self.steps: list[dict[str, Any]] = []
+        """Every accepted signed step in the host's order, for the record (records.md
+        ``privacy.identity.steps``): its seat, counter, step, signature, and the positions of
+        its privacy messages in the transcript's log."""
+        self.refused_steps: list[tuple[int, int]] = []
+        """(seat, n) of each signed step refused after its signature and counter checked: the
+        gaps in a seat's counters that the record explains."""
 
     @property
     def seats(self) -> int:
         return len(self.started.keys)
+
+    @property
+    def bound(self) -> bytes:
+        """What the seats' signatures bind besides the step (`signed_setup`)."""
+        return signed_setup(self.started)
 
     def duplicate(self, seat: int, cmd: Privacy) -> bool:
         """An identical resend of a command already accepted (a reconnecting client)."""
@@ -677,20 +709,36 @@ class HostGame:
 
     def receive(self, seat: int, cmd: Privacy) -> Accepted:
         """Accept seat ``seat``'s signed step or raise the `ProtocolError` to send back."""
-        if cmd.game != self.started.game:
-            raise BadMessage("a privacy step for another game")
-        verify_action(
-            self.started.keys[seat],
-            cmd.sig,
-            game=cmd.game,
-            seat=seat,
-            n=cmd.n,
-            kind=cmd.step,
-            body=cmd.body,
-        )
-        # The counter before anything else: a replayed command is refused as a replay.
-        self.counters.check(seat, cmd.n)
-        self.counters.advance(seat, cmd.n)
+        try:
+            if cmd.game != self.started.game:
+                raise BadMessage("a privacy step for another game")
+            verify_action(
+                self.started.keys[seat],
+                cmd.sig,
+                game=self.bound,
+                seat=seat,
+                n=cmd.n,
+                kind=cmd.step,
+                body=cmd.body,
+            )
+            # The counter before anything else: a replayed command is refused as a replay.
+            self.counters.check(seat, cmd.n)
+            self.counters.advance(seat, cmd.n)
+            return self._receive(seat, cmd)
+        except BaseException:
+            self.refuse(seat, cmd.n)
+            raise
+
+    def refuse(self, seat: int, n: int) -> None:
+        """Note that seat ``seat``'s command ``n`` was refused: the record explains the gap it
+        leaves in the seat's counters (the host's word, `with_identity`)."""
+        steps = getattr(self, "refused_steps", None)
+        if steps is None:  # a game saved before the record carried refusals
+            steps = self.refused_steps = []
+        if (seat, n) not in steps and (seat, n) not in self.received:
+            steps.append((seat, n))
+
+    def _receive(self, seat: int, cmd: Privacy) -> Accepted:
         msgs = decode_body(cmd.body, seat)
         if step_of(msgs) != cmd.step:
             raise BadMessage(f"step {cmd.step!r} carries {msgs[0].KIND!r} messages")
@@ -728,6 +776,7 @@ class HostGame:
                 self.privacy.refused.extend(trial.refused[len(self.privacy.refused) :])
                 raise _refusal(e, "card privacy refused it") from None
         out: list[tuple[int, PMessage]] = []
+        at: list[int] = []
         try:
             for m in msgs:
                 # Every proof, even one that only says who sent it: the record keeps the
@@ -736,9 +785,11 @@ class HostGame:
                 # `SeatGame.receive`).
                 out += self.privacy.receive(seat, m)
                 self.accepted_log.append(m)
+                at.append(len(self.privacy.t.log) - 1)
         except RemoteProtocolError as e:
             raise _refusal(e, "card privacy refused it") from None
         self.received[(seat, cmd.n)] = cmd.sig
+        self.steps.append({"seat": seat, "n": cmd.n, "step": cmd.step, "sig": cmd.sig, "at": at})
         for m in msgs:
             self._waiting[id(m)] = (seat, cmd)
         relay: list[tuple[int, Privacy]] = []
@@ -792,8 +843,22 @@ class HostGame:
         return all(k is not None for k in self.privacy.t.revealed)
 
     def transcript(self) -> dict[str, Any]:
+        """The record's ``"privacy"`` value: the transcript, and what binds it to the people
+        who played (`localdurak.protocol.privacy.record.with_identity`)."""
         self.verify_idle()  # everything verified before the record is written
-        return self.privacy.transcript()
+        st = self.started
+        return with_identity(
+            self.privacy.transcript(),
+            game=st.game,
+            number=st.number,
+            rules=st.rules.non_defaults(),
+            dealer=st.dealer,
+            names=st.names,
+            keys=st.keys,
+            previous=st.previous.to_dict() if st.previous is not None else None,
+            steps=getattr(self, "steps", []),
+            refused=getattr(self, "refused_steps", []),
+        )
 
 
 SNAPSHOT_CLASSES: tuple[type[Any], ...] = (SeatGame, Signed, _Counters)
