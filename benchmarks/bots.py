@@ -37,7 +37,7 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from localdurak.game.actions import Action
 from localdurak.game.bots import Bot, GreedyBot, StrongBot, make_bot, play_game
@@ -62,6 +62,8 @@ class Timed:
     bot: Bot
     times: list[float] = field(default_factory=list)
     walls: list[float] = field(default_factory=list)
+    sims: list[float] = field(default_factory=list)
+    """Playouts of each searched move (strong)."""
 
     @property
     def name(self) -> str:
@@ -73,6 +75,9 @@ class Timed:
         a = self.bot.choose(view)
         self.times.append(time.process_time() - t)
         self.walls.append(time.perf_counter() - w)
+        n = getattr(self.bot, "last_simulations", 0)
+        if n:
+            self.sims.append(n)
         return a
 
 
@@ -119,12 +124,13 @@ def one_game(
     deck = list(deck_cards(rules.deck))
     rng.shuffle(deck)
     game = Game.deal(rules, n, rng.randrange(n), deck)
-    result = play_game(game, bots, rng)
+    result = play_game(game, cast(list[Bot], bots), rng)
     times: dict[str, list[float]] = {}
     walls: dict[str, list[float]] = {}
     for s, lv in enumerate(seat_levels):
         times.setdefault(lv, []).extend(bots[s].times)
         walls.setdefault(lv, []).extend(bots[s].walls)
+        walls.setdefault(lv + "#sims", []).extend(bots[s].sims)
     return seat_levels, result.draw, list(result.durak), times, walls
 
 
@@ -173,6 +179,7 @@ def match(
     draws = 0
     times: dict[str, list[float]] = {a: [], b: []}
     walls: dict[str, list[float]] = {a: [], b: []}
+    sims: dict[str, list[float]] = {}
     for seat_levels, draw, duraks, ts, ws in results:
         if draw:
             draws += 1
@@ -186,6 +193,7 @@ def match(
         for lv in ts:
             times[lv].extend(ts[lv])
             walls[lv].extend(ws[lv])
+            sims.setdefault(lv, []).extend(ws.get(lv + "#sims", []))
     decided = games - draws
     out: dict[str, Any] = {
         "A": a,
@@ -208,22 +216,25 @@ def match(
             "rate": k / decided if decided else 0.0,
             "ci95": [round(lo, 4), round(hi, 4)],
         }
-        ts, ws = times[lv], walls[lv]
+        tl, wl = times[lv], walls[lv]
         m: dict[str, Any] = {
             "level": lv,
-            "calls": len(ts),
-            "cpu_mean": 1000 * sum(ts) / max(1, len(ts)),
-            "cpu_p99": 1000 * p99(ts),
-            "wall_mean": 1000 * sum(ws) / max(1, len(ws)),
-            "wall_p99": 1000 * p99(ws),
+            "calls": len(tl),
+            "cpu_mean": 1000 * sum(tl) / max(1, len(tl)),
+            "cpu_p99": 1000 * p99(tl),
+            "wall_mean": 1000 * sum(wl) / max(1, len(wl)),
+            "wall_p99": 1000 * p99(wl),
         }
         budget = budget_of(lv, spec)
         if budget is not None:
             m["budget_ms"] = budget
             m["simulations"] = spec.simulations
             m["clock"] = "simulations" if spec.simulations is not None else spec.clock
-            over = sum(1 for w in ws if w > 1.1 * budget / 1000)
-            m["over_budget_share"] = over / max(1, len(ws))
+            over = sum(1 for w in wl if w > 1.1 * budget / 1000)
+            m["over_budget_share"] = over / max(1, len(wl))
+            ns = sims.get(lv, [])
+            m["searched_moves"] = len(ns)
+            m["playouts_mean"] = sum(ns) / max(1, len(ns))
         out["move_ms"][key] = {
             k2: round(v, 3) if isinstance(v, float) else v for k2, v in m.items()
         }
@@ -368,10 +379,10 @@ def main(argv: list[str] | None = None) -> int:
         if not args.json:
             for name, t in r["tables"].items():
                 print(name)
-                for lv, e in t["elo"].items():
+                for lv, ent in t["elo"].items():
                     print(
-                        f"  {lv:11s} Elo {e['elo']:7.1f}"
-                        f"  (95% {e['ci95'][0]:.0f}..{e['ci95'][1]:.0f})"
+                        f"  {lv:11s} Elo {ent['elo']:7.1f}"
+                        f"  (95% {ent['ci95'][0]:.0f}..{ent['ci95'][1]:.0f})"
                     )
             print(f"{r['seconds']} s")
         print(json.dumps(r))

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from localdurak.game.bots.base import (
     BOT_LEVELS,
+    NOTICE_RATES,
+    NOTICE_SECONDS,
     WAIT,
     Bot,
     BotStall,
@@ -55,6 +57,8 @@ def make_bot(
 __all__ = [
     "BOT_LEVELS",
     "DEFAULT_BUDGET_MS",
+    "NOTICE_RATES",
+    "NOTICE_SECONDS",
     "WAIT",
     "Bot",
     "BotStall",

@@ -26,11 +26,12 @@ in playouts only and a game is deterministic for a given seed.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Sequence
 from typing import Final
 
 from localdurak.game.actions import Action, Do
-from localdurak.game.bots.base import Rng, beats, hand_mask
+from localdurak.game.bots.base import NOTICE_RATES, Rng, beats, hand_mask
 from localdurak.game.bots.normal import NormalBot
 from localdurak.game.cards import CARDS, RANK_MASK, Card, cards_of, deck_mask, lowest_rank
 from localdurak.game.endgame import LOSS
@@ -83,8 +84,11 @@ class StrongBot:
     HALVE: Final = 2.0
     # The heuristic's answer is overruled when another is ahead by this many standard errors.
     OVERRULE: Final = 1.0
+    # A playout stops at the start of the HORIZON-th bout after this one and evaluates the
+    # position (while the stock lasts; with the stock empty it plays to the end).
+    HORIZON: Final = 0
     # How often a playout seat plays a random legal action instead of the policy's.
-    NOISE: Final = 0.05
+    NOISE: Final = 0.0
 
     def __init__(
         self,
@@ -104,7 +108,9 @@ class StrongBot:
             else (MAX_SIMULATIONS if clock is not None else max(8, int(budget_ms * 2)))
         )
         self.normal = NormalBot(rng)
-        self.normal.NOTICE_RATE = 1.0  # a program reads every card on the table (R-S5)
+        # A sharper eye than the normal bot's, but a person's: not every cheat (R-S5,
+        # issue 13 item 7: a program could read every card, which leaves people no chance).
+        self.normal.NOTICE_RATE = NOTICE_RATES["strong"]
         self.seen = _Seen()
         self.last_simulations = 0
         """Playouts the last decision ran (for tests and benchmarks)."""
@@ -191,6 +197,7 @@ class StrongBot:
         policy = _Policy(v, rng, self.NOISE)
         stop = False
         rounds = 0
+        horizon = v.bout + 1 + self.HORIZON
         while not stop and len(alive) > 1:
             world = sampler.sample(rng)
             for i in range(k):
@@ -204,7 +211,7 @@ class StrongBot:
                     break
                 game = sampler.build(v, sim_rules, world, self.seen.opener)
                 game.apply(cands[i])
-                vals[i][rounds] = policy.playout(game, team, self.PLAYOUT_CAP)
+                vals[i][rounds] = policy.playout(game, team, self.PLAYOUT_CAP, v.seat, horizon)
                 sims += 1
                 if clock is not None:
                     mean_sim = (clock() - start) / sims
@@ -259,6 +266,52 @@ def _val(c: int, trump: int, low: int) -> int:
     """A card's strength: its rank in the deck, trumps above every plain card."""
     r = c % 13 + 2 - low
     return r + 15 - low if c // 13 == trump else r
+
+
+# --- the evaluation of a position --------------------------------------------------------
+
+EVAL_WEIGHTS: Final = (0.2528, 1.5070, 0.5270, -0.5027, 1.0102, -0.3584, 0.2596, -2.1365)
+"""The logistic model of "not the durak" over `features` (benchmarks/train_eval.py fits it)."""
+
+
+def features(g: Game, seat: int) -> list[float]:
+    """A few numbers about ``seat``'s hand against its active opponents' (a full-information
+    game: a world's), for `EVAL_WEIGHTS`: a bias, the card count, the hand's strength, the
+    trumps (each: own minus the opponents' mean), the first two weighted by the stock left,
+    the seat's role in the coming bout, and the count again once the stock is empty."""
+    trump = g.trump
+    low = lowest_rank(g.rules.deck)
+    nr = 15 - low
+    team = g.team(seat)
+    hands = g._hands
+
+    def stats(s: int) -> tuple[float, float, float]:
+        n = 0
+        strength = 0.0
+        trumps = 0
+        for c in cards_of(hands[s]):
+            n += 1
+            v = _val(c, trump, low)
+            strength += (v - nr) / nr
+            trumps += c // 13 == trump
+        return (n / 6, strength, trumps / 3)
+
+    mine = stats(seat)
+    opps = [stats(s) for s in range(g.seats) if g.team(s) != team and s not in g._out]
+    if opps:
+        theirs = tuple(sum(o[i] for o in opps) / len(opps) for i in range(3))
+    else:
+        theirs = (0.0, 0.0, 0.0)
+    dn, ds, dt = (mine[i] - theirs[i] for i in range(3))
+    stock = g.stock_count / g.rules.deck
+    role = 1.0 if g.attacker == seat else -1.0 if g.defender == seat else 0.0
+    return [1.0, dn, ds, dt, stock * dn, stock * ds, role, dn if not g.stock_count else 0.0]
+
+
+def evaluate(g: Game, seat: int) -> float:
+    """The model's chance that ``seat`` is not the durak."""
+    z = sum(w * x for w, x in zip(EVAL_WEIGHTS, features(g, seat), strict=True))
+    return 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
 
 
 # --- worlds -------------------------------------------------------------------------------
@@ -399,12 +452,15 @@ class _Policy:
         t, low = self.trump, self.low
         self.val = [_val(c, t, low) for c in range(52)]
 
-    def playout(self, g: Game, team: int, cap: int) -> float:
-        """Play the world to its end; 1 if ``team`` is not the durak, 0.5 a draw, else 0."""
+    def playout(self, g: Game, team: int, cap: int, seat: int, horizon: int) -> float:
+        """Play the world to its end, 1 if ``team`` is not the durak, 0.5 a draw, else 0; or
+        while the stock lasts, to the start of bout ``horizon`` and `evaluate` it there."""
         act = self.act
         for _ in range(cap):
             if g.result is not None:
                 break
+            if not g._att and g.stock_count and g._bout_no >= horizon:
+                return evaluate(g, seat)
             d = g.defender
             a: Action | None = None
             if g._att and g._uncovered and not g._taking and d is not None:
@@ -434,7 +490,7 @@ class _Policy:
         acts = g.legal_actions(s)
         if not acts:
             return None
-        if self.rng.random() < self.noise:
+        if self.noise and self.rng.random() < self.noise:
             return acts[self.rng.randrange(len(acts))]
         if s == g.defender and g._att:
             return self._defend(g, s, acts)
