@@ -662,3 +662,12 @@ async def test_golden_lobby_tables_in_the_language(
     ):
         assert word in text, f"{code}: {word!r} cut or missing"
     check_golden(golden_name("lobby_tables", code), text)
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_no_message_twice_in_a_catalog(code: str) -> None:
+    """Two helpers adding one message each: the later entry would silently win."""
+    text = (LOCALE / f"{code}.po").read_text(encoding="utf-8")
+    ids = re.findall(r'^msgid (".*")$', text, re.M)
+    twice = sorted({i for i in ids if ids.count(i) > 1})
+    assert not twice, f"{code}.po: {twice}"
