@@ -570,7 +570,7 @@ class Transcript:
     def next_unverified(self) -> tuple[Chunk, int] | None:
         """A strip of a complete chunk not verified yet (the earliest), or None.  A player
         verifies these while the table is quiet
-        (`localdurak.protocol.table.replica.SeatGame.verify_ahead`) instead of at the first play
+        (`localdurak.protocol.table.seat.SeatGame.verify_ahead`) instead of at the first play
         from the chunk, which is on everybody's path to the
         screen; what they prove is the same."""
         batches = self.schedule.batches
