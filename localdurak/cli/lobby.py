@@ -146,14 +146,30 @@ def _row(t: Any) -> TableRow:
     from localdurak.net.client import Address
 
     where = f"{t.addresses[0]}:{t.port}" if t.addresses else ""
-    state = t.state.value if t.compatible else _("needs another version")
+    states = {"lobby": _("lobby"), "playing": _("playing")}  # TableStatus, for people
+    state = states.get(t.state.value, t.state.value) if t.compatible else _("needs another version")
     address = (
         Address(t.addresses[0], t.port, t.fingerprint, tuple(t.addresses[1:]))
         if t.addresses and t.compatible
         else None
     )
     pin = bool(t.pin)
-    return TableRow(t.name, where, t.seats_taken, t.seats_total, t.rules, state, address, pin)
+    return TableRow(
+        t.name, where, t.seats_taken, t.seats_total, _rules_text(t.rules), state, address, pin
+    )
+
+
+def _rules_text(advertised: str) -> str:
+    """A table's advertised rules (`Rules.summary`, "perevodnoy 36 · trump show") with its
+    variant in the player's language; the rest as the host wrote it."""
+    from localdurak.cli.words import variant_word
+
+    head, sep, rest = advertised.partition(" ")
+    try:
+        variant = Variant(head)
+    except ValueError:
+        return advertised
+    return variant_word(variant) + sep + rest
 
 
 def default_source() -> TableSource:

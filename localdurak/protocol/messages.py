@@ -620,7 +620,9 @@ class Presence(Message):
 
 @dataclass(frozen=True, slots=True)
 class GameOver(Message):
-    """The game ended (or was ended: ``forfeit`` names a seat that did not come back)."""
+    """The game ended (or was ended: ``forfeit`` names a seat that did not come back;
+    ``aborted`` a seat that broke the card-privacy protocol — no durak, ``reason`` says what
+    it did)."""
 
     TYPE = "game_over"
     SENDER = Role.HOST
@@ -632,6 +634,8 @@ class GameOver(Message):
             "result": ResultSpec(),
             "forfeit": Opt(SEAT),
             "score": ListOf(Int(0, 0xFFFF), MAX_SEATS),
+            "aborted": Opt(SEAT),
+            "reason": Str(500),
         }
     )
     seq: int
@@ -640,6 +644,8 @@ class GameOver(Message):
     forfeit: int | None = None
     score: tuple[int, ...] = ()
     """Times each seat has been the durak in this series (R-F2)."""
+    aborted: int | None = None
+    reason: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -636,3 +636,38 @@ def test_replay_tells_the_game_in_the_language(code: str, record: str, tmp_path:
             assert word not in done.stdout, f"{code} {record}: {word!r} left in English"
     i18n.set_language(code)
     assert _("Dealt:") in done.stdout
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+async def test_golden_lobby_tables_in_the_language(
+    code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lobby's list of tables: seats, the advertised variant and the state in the
+    language, every column whole at 80 columns."""
+    from localdurak.cli.lobby import MdnsTables
+    from localdurak.cli.words import variant_word
+    from localdurak.game.rules import Variant
+    from tests.cli.test_app import FakeBrowser
+
+    monkeypatch.setenv("LOCALDURAK_HOME", str(tmp_path))
+    i18n.set_language(code)
+    browser = FakeBrowser()
+    browser.go.set()
+    text = await _screen(lobby=Lobby("Anna", MdnsTables(lambda: browser), bot_delay=0))
+    for word in (
+        _("{a}/{b} seats").format(a=3, b=4),
+        variant_word(Variant.PODKIDNOY) + " 36",
+        _("lobby"),
+        _("playing"),
+    ):
+        assert word in text, f"{code}: {word!r} cut or missing"
+    check_golden(golden_name("lobby_tables", code), text)
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_no_message_twice_in_a_catalog(code: str) -> None:
+    """Two helpers adding one message each: the later entry would silently win."""
+    text = (LOCALE / f"{code}.po").read_text(encoding="utf-8")
+    ids = re.findall(r'^msgid (".*")$', text, re.M)
+    twice = sorted({i for i in ids if ids.count(i) > 1})
+    assert not twice, f"{code}.po: {twice}"

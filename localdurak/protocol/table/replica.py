@@ -51,6 +51,8 @@ from localdurak.protocol import snapshot
 from localdurak.protocol.errors import (
     AuthFailed,
     BadMessage,
+    Cheated,
+    CheatFound,
     IllegalMove,
     LocalProtocolError,
     NotYourTurn,
@@ -219,6 +221,13 @@ def return_due(outcome: Outcome) -> tuple[tuple[int, ...], tuple[int, ...]] | No
     if back is None:
         return None
     return tuple(int(c) for c in back.cards), back.owners
+
+
+def _refusal(e: RemoteProtocolError, what: str) -> IllegalMove:
+    """The wire's error for a card-privacy refusal: `CheatFound` when a seat's own proof
+    failed (issue 11 item 2: the game is aborted naming it), else `IllegalMove`."""
+    cls = CheatFound if isinstance(e, Cheated) else IllegalMove
+    return cls(f"{what}: {e}", seat=e.seat)
 
 
 @dataclass
@@ -443,7 +452,7 @@ class SeatGame:
                 # Signed by event.seat's identity key, checked above (our own need no check).
                 out += self.player.receive(m, signed=True, adopt=adopt, defer=defer)
         except RemoteProtocolError as e:
-            raise IllegalMove(f"card privacy: {e}", seat=e.seat) from None
+            raise _refusal(e, "card privacy") from None
         if action is not None:
             assert g is not None
             try:
@@ -486,7 +495,7 @@ class SeatGame:
                     return False
                 t.verify_stage(*item)
         except RemoteProtocolError as e:
-            raise IllegalMove(f"card privacy: {e}", seat=e.seat) from None
+            raise _refusal(e, "card privacy") from None
         return self.unverified_waiting()
 
     @property
@@ -517,7 +526,7 @@ class SeatGame:
                     self.revealed = True
                     out.append(self.player.reveal())
         except RemoteProtocolError as e:
-            raise IllegalMove(f"card privacy: {e}", seat=e.seat) from None
+            raise _refusal(e, "card privacy") from None
         self._drain()
         return self._send(out)
 
@@ -675,6 +684,8 @@ class HostGame:
         self.accepted_log: list[PMessage] = []
         self.received: dict[tuple[int, int], bytes] = {}
         """(seat, n) -> signature of each accepted command (an identical resend is ignored)."""
+        self.cheat: Cheated | None = None
+        """The first check of the host's that proved a seat cheated (`verify_idle`)."""
         self.steps: list[dict[str, Any]] = []
         """Every accepted signed step in the host's order, for the record (records.md
         ``privacy.identity.steps``): its seat, counter, step, signature, and the positions of
@@ -763,7 +774,7 @@ class HostGame:
                     trial.receive(seat, m)
             except RemoteProtocolError as e:
                 self.privacy.refused.extend(trial.refused[len(self.privacy.refused) :])
-                raise IllegalMove(f"card privacy refused it: {e}", seat=e.seat) from None
+                raise _refusal(e, "card privacy refused it") from None
         out: list[tuple[int, PMessage]] = []
         at: list[int] = []
         try:
@@ -776,7 +787,7 @@ class HostGame:
                 self.accepted_log.append(m)
                 at.append(len(self.privacy.t.log) - 1)
         except RemoteProtocolError as e:
-            raise IllegalMove(f"card privacy refused it: {e}", seat=e.seat) from None
+            raise _refusal(e, "card privacy refused it") from None
         self.received[(seat, cmd.n)] = cmd.sig
         self.steps.append({"seat": seat, "n": cmd.n, "step": cmd.step, "sig": cmd.sig, "at": at})
         for m in msgs:
@@ -818,10 +829,13 @@ class HostGame:
 
     def verify_idle(self, limit: int | None = None) -> str | None:
         """Verify what was relayed unverified (at most ``limit`` steps); the fault (recorded
-        in the transcript's refusals, so the audit names the seat) or None."""
+        in the transcript's refusals, so the audit names the seat) or None.  A fault that
+        proves a seat cheated stays in `cheat` (the host aborts the game naming it)."""
         try:
             self.privacy.verify_pending(limit)
         except RemoteProtocolError as e:
+            if isinstance(e, Cheated) and e.seat is not None and self.cheat is None:
+                self.cheat = e
             return str(e)
         return None
 
