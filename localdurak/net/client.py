@@ -99,7 +99,8 @@ from localdurak.protocol.messages import (
 )
 from localdurak.protocol.privacy.audit import audit as audit_record
 from localdurak.protocol.privacy.record import transcript_to_dict
-from localdurak.protocol.table.replica import GAME_STEPS, SNAPSHOT_CLASSES, SeatGame, Signed
+from localdurak.protocol.table.common import GAME_STEPS, Signed
+from localdurak.protocol.table.seat import SNAPSHOT_CLASSES, SeatGame
 
 log = logging.getLogger(__name__)
 
