@@ -22,6 +22,7 @@ from localdurak.cli.options import client_parent
 from localdurak.cli.words import rule_refusal, rules_summary
 from localdurak.game.actions import Action, Do, IllegalAction
 from localdurak.game.cards import RANK_LETTERS, Card, Suit, lowest_rank
+from localdurak.game.outcome import BoutEnded, Out, Outcome, Refilled, Taken, first
 from localdurak.game.rules import Teams, Variant
 from localdurak.protocol.records import (
     Record,
@@ -107,11 +108,6 @@ class _Teller:
         self.ascii = ascii_only
         self.game = start_game(record)
         self.key = hand_order(self.game.trump)
-        # Where each card lies in the deck: the stock is drawn from the top, so sorting the
-        # cards drawn in a refill by this index gives the order they were drawn in (R-B12).
-        self.position = {card: i for i, card in enumerate(record.deck)}
-        if self.game.trump_card is not None:
-            self.position[self.game.trump_card] = len(record.deck)  # R-D2: drawn last
         self.lines: list[str] = []
         self.bout = 0
         self.played_by: dict[Card, int] = {}
@@ -148,7 +144,7 @@ class _Teller:
                     )
                 )
             try:
-                game.apply(action)
+                outcome = game.apply(action)
             except IllegalAction as e:
                 self.say(
                     _("Action {n} refused: {name} {what}.").format(
@@ -163,9 +159,7 @@ class _Teller:
                 if card is not None and action.do in (Do.ATTACK, Do.COVER, Do.TRANSFER):
                     self.played_by[card] = action.seat
             self.action_line(action, before)
-            # A bout ends when its table is cleared; a challenge clears cards, ends nothing.
-            if action.do is not Do.CHALLENGE and before["table"] and not game.table:
-                self.bout_end(action, before)
+            self.bout_end(outcome)
         self.say("")
         if game.phase == "over":
             self.say(self.result_line())
@@ -343,19 +337,17 @@ class _Teller:
     def role(self, seat: int | None) -> str:
         return "?" if seat is None else self.who(seat)
 
-    def bout_end(self, action: Action, before: dict[str, Any]) -> None:
+    def bout_end(self, outcome: Outcome) -> None:
+        """What the end of a bout did, from the action's outcome (Game.apply): the discard,
+        what the defender took (all of it, or in a Dureń partial defence the uncovered cards,
+        R-P5), the refill (R-B12) and who went out (R-B13)."""
+        ended = first(outcome, BoutEnded)
+        if ended is None:
+            return
         g = self.game
-        seats = range(self.record.seats)
-        played: set[Card] = set(action.cards)
-        if action.card is not None and action.do in (Do.COVER, Do.TRANSFER):
-            played.add(action.card)
-        on_table = {c for pair in before["table"] for c in pair if c is not None} | played
-        taker = before["defender"]
-        # What the defender took (all of it, or in a Dureń partial defence the uncovered cards,
-        # R-P5); the rest went to the discard pile.
-        picked = on_table & set(g.hand(taker)) if taker is not None else set()
-        discarded = g.discard_count - before["discard"]
-        if discarded and not picked:
+        taken = first(outcome, Taken)
+        discarded = ended.discarded
+        if discarded and taken is None:
             self.say(
                 ngettext(
                     "Bito: {n} card to the discard pile",
@@ -373,21 +365,17 @@ class _Teller:
                 ).format(n=discarded),
                 1,
             )
-        if picked and taker is not None:
+        if taken is not None:
             self.say(
-                _("{name} picks up {cards}").format(name=self.who(taker), cards=self.cards(picked)),
+                _("{name} picks up {cards}").format(
+                    name=self.who(taken.seat), cards=self.cards(taken.cards)
+                ),
                 1,
             )
-        drawn: list[tuple[int, Card]] = []
-        for s in seats:
-            old = before["hands"][s] - (played if s == action.seat else set())
-            if s == taker:
-                old = old | picked
-            drawn += [(s, c) for c in set(g.hand(s)) - old]
-        if drawn:
-            drawn.sort(key=lambda sc: self.position[sc[1]])
+        refilled = first(outcome, Refilled)
+        if refilled is not None:
             groups: list[tuple[int, list[str]]] = []
-            for s, c in drawn:
+            for s, c in zip(refilled.seats, refilled.cards, strict=True):
                 if groups and groups[-1][0] == s:
                     groups[-1][1].append(self.card(c))
                 else:
@@ -402,9 +390,9 @@ class _Teller:
                 ),
                 1,
             )
-        gone = [s for s in g.out if s not in before["out"]]
-        for s in gone:
-            self.say(_("{name} is out").format(name=self.who(s)), 1)
+        for e in outcome:
+            if isinstance(e, Out):
+                self.say(_("{name} is out").format(name=self.who(e.seat)), 1)
 
     def result_line(self) -> str:
         result = self.game.result

@@ -100,15 +100,19 @@ def cheating_text() -> list[str]:
         ),
         _(
             "While a card lies on the table, any other player still in the game may challenge "
-            "it (c, then the card's number). A cheat caught: that card and every card played "
-            "after it go back to the hands they came from, and the cheater is marked — he must "
-            "play honestly for the rest of the game."  # R-S2, R-S3
+            "it (c, then the card's number and Enter). A cheat caught: that card and every "
+            "card played after it go back to the hands they came from, and the cheater is "
+            "marked — he must play honestly for the rest of the game."  # R-S2, R-S3
         ),
         _(
             "Challenge an honest card and nothing moves: you are the one marked, and you play "
             "honestly from then on. Nobody is marked twice. The screen never hints that an "
             "opponent's card is a cheat — noticing it is the game; before a bout closes, the "
             "table waits about 2 seconds for a challenge."  # R-S4, R-S5
+        ),
+        _(
+            "Bots watch the table as people do: they notice some cheats, not every one, and "
+            "take a moment before they challenge."  # R-S5, issue 13 item 7
         ),
     ]
 

@@ -41,7 +41,7 @@ def join_names(seats: Sequence[int], names: Sequence[str], me: int | None) -> st
     words = [name_of(s, names, me) for s in seats]
     if len(words) <= 1:
         return "".join(words)
-    return _("{a} and {b}").format(a=", ".join(words[:-1]), b=words[-1])
+    return _("{a} and {b}").format(a=_(", ").join(words[:-1]), b=words[-1])
 
 
 def event_text(
@@ -77,7 +77,15 @@ def event_text(
         return _("you pick up the cards") if you else _("{name} picks up").format(name=who)
     if ev.kind is EventKind.OUT:
         return _("you are out") if you else _("{name} is out").format(name=who)
+    if ev.kind is EventKind.BROKE_PROTOCOL:
+        if ev.seat is None:
+            return _("the card-privacy protocol was broken (the audit names who): the game stops")
+        return _("{name} broke the card-privacy protocol: the game stops").format(name=who)
     if ev.kind is EventKind.GAME_OVER and ev.result is not None:
+        if ev.seat is not None and not ev.result.durak:
+            return _("Game aborted: {name} broke the card-privacy protocol — no durak").format(
+                name=who
+            )
         if ev.result.draw:
             return _("Game over: a draw")
         if me in ev.result.durak and len(ev.result.durak) == 1:

@@ -16,18 +16,23 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from localdurak.game.bots import Bot, Rng, make_bot
+from localdurak.game.actions import Do
+from localdurak.game.bots import NOTICE_SECONDS, Bot, Rng, make_bot
 from localdurak.net.identity import EphemeralKey
 from localdurak.net.table_store import write_atomic
 from localdurak.protocol import snapshot
 from localdurak.protocol.errors import RemoteProtocolError
 from localdurak.protocol.messages import GameStarted, Privacy, PrivacyEvent
-from localdurak.protocol.table.replica import SNAPSHOT_CLASSES, SeatGame, Signed
+from localdurak.protocol.table.common import Signed
+from localdurak.protocol.table.seat import SNAPSHOT_CLASSES, SeatGame
 
 if TYPE_CHECKING:
     from localdurak.net.peer import SeatSlot
 
 log = logging.getLogger("localdurak.net.host")
+
+_reaction = random.SystemRandom()
+"""The bots' reaction times (apart from the table's own generator)."""
 
 BOT_REST = 0.2
 """Seconds a host bot waits after the host refused one of its steps."""
@@ -207,10 +212,15 @@ class HostBots:
             except (ValueError, RemoteProtocolError) as e:
                 log.info("bot %d cannot play %s: %s", s, action, e)
                 continue
-            self.send(s, bot, [signed], self.delay)
-            if self.delay > 0:
+            delay = self.delay
+            if action.do is Do.CHALLENGE and delay > 0:
+                # A person's moment to see the cheat, never the instant it lies there
+                # (issue 13 item 7; a table nobody watches does not wait).
+                delay = max(delay, _reaction.uniform(*NOTICE_SECONDS))
+            self.send(s, bot, [signed], delay)
+            if delay > 0:
                 loop = asyncio.get_running_loop()
-                self._wait = loop.call_later(self.delay, self._end_wait)
+                self._wait = loop.call_later(delay, self._end_wait)
             return
 
     def _end_wait(self) -> None:

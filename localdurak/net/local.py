@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from localdurak.game.actions import Action, Do, GameResult, IllegalAction
-from localdurak.game.bots import Bot, make_bot
+from localdurak.game.bots import NOTICE_SECONDS, Bot, make_bot
 from localdurak.game.cards import deck_cards
 from localdurak.game.engine import Game
 from localdurak.game.rules import Rules
@@ -34,6 +34,10 @@ from localdurak.net.api import (
     TableEvent,
     table_events,
 )
+
+_reaction = random.SystemRandom()
+"""The bots' reaction times: apart from the table's generator, whose draws decide the
+deals (``play --seed`` replays the same games)."""
 
 BOT_NAMES = ("Boris", "Cyril", "Dasha", "Egor", "Fedya")
 """Default names of the bots at an offline table, seats 1.. in order."""
@@ -170,6 +174,10 @@ class LocalTable:
     @property
     def move_clock(self) -> MoveClock | None:
         return None  # no clock offline: the bots are quick and the person is at home
+
+    @property
+    def aborted(self) -> tuple[int, str] | None:
+        return None  # every card is dealt on this laptop: nobody can break card privacy
 
     @property
     def game(self) -> Game:
@@ -343,7 +351,12 @@ class LocalTable:
                 await self._poke.wait()
                 continue
             version = self._version
-            await asyncio.sleep(self.delay)
+            wait = self.delay
+            if action.do is Do.CHALLENGE and self.delay > 0:
+                # A person's moment to see the cheat, never the instant it lies there
+                # (issue 13 item 7; a table nobody watches does not wait).
+                wait = max(wait, _reaction.uniform(*NOTICE_SECONDS))
+            await asyncio.sleep(wait)
             if self._version != version or self._held is not None:
                 continue  # the table changed meanwhile: ask again
             try:

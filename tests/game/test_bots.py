@@ -357,7 +357,8 @@ def test_R_T2_never_attacks_or_challenges_a_partner() -> None:
 
 def test_R_S2_normal_challenges_a_cheat_it_saw_and_never_a_legal_card() -> None:
     """Cheating mode: over many games no normal bot is marked for a false challenge (R-S4),
-    it catches cheats (not all: it notices 80%), and it cheats itself now and then."""
+    it catches cheats (not all: it notices about half, NOTICE_RATES), and it cheats itself now
+    and then."""
     caught = cheats = 0
     for seed in range(15):
         game, bots, _ = play({"cheating": True}, 3, ["normal", "normal", "random"], seed)

@@ -11,6 +11,7 @@ import pytest
 from localdurak.game.actions import Action, Do, GameResult, IllegalAction
 from localdurak.game.cards import Card, deck_cards, parse_cards
 from localdurak.game.engine import Game
+from localdurak.game.position import read, rules_text
 from localdurak.game.rules import Rules
 
 
@@ -122,29 +123,24 @@ def position(
 ) -> Game:
     """A mid-game position: these hands, this stock (top first, the last card the turned trump
     card), every other card of the deck in the discard pile, a bout about to open by
-    ``attacker``.  For endgame rules that a deal cannot reach in a few moves."""
-    from localdurak.game.cards import Suit, mask_of
-
+    ``attacker``.  For endgame rules that a deal cannot reach in a few moves.  Written in the
+    position notation (game/position.py) and read."""
     rules = Rules(**options)
     n = len(hands)
-    game = Game(rules, n, n - 1, Suit.parse(trump))
-    game._hands = [mask_of(parse_cards(h.split())) for h in hands]
-    game._stock = list(parse_cards(stock.split()))
-    game.stock_count = len(game._stock)
-    game._turned = game._stock[-1] if game._stock else None
-    used = 0
-    for h in game._hands:
-        assert not used & h
-        used |= h
-    used |= mask_of(game._stock)
-    game._discard_mask = mask_of(deck_cards(rules.deck)) & ~used
-    game.discard_count = game._discard_mask.bit_count()
-    game._defended = defended
-    game._limit = game._compute_limit()
-    game._bout_no = 1
-    for s in out:
-        assert not game._hands[s]
-        game._out.append(s)
-        game._out_mask |= 1 << s
-    game._start_bout(attacker)
-    return game
+    words = [f"a={attacker}", "b=1"]
+    if defended:
+        words.append("def")
+    if out:
+        words.append("out=" + ".".join(map(str, out)))
+    text = " ".join(
+        [
+            rules_text(rules),
+            str(n - 1),
+            trump,
+            "".join(stock.split()) or "-",
+            "/".join("".join(h.split()) or "-" for h in hands),
+            "-",
+            *words,
+        ]
+    )
+    return read(text)

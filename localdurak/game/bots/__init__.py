@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from localdurak.game.bots.base import (
     BOT_LEVELS,
+    NOTICE_RATES,
+    NOTICE_SECONDS,
     WAIT,
     Bot,
     BotStall,
     Rng,
-    beats,
     hand_mask,
     play_game,
     table_mask,
@@ -21,6 +22,7 @@ from localdurak.game.bots.base import (
 from localdurak.game.bots.normal import NormalBot
 from localdurak.game.bots.simple import GreedyBot, RandomBot
 from localdurak.game.bots.strong import DEFAULT_BUDGET_MS, Clock, StrongBot
+from localdurak.game.cards import beats  # R-B5, once (cards.py)
 
 
 def make_bot(
@@ -55,6 +57,8 @@ def make_bot(
 __all__ = [
     "BOT_LEVELS",
     "DEFAULT_BUDGET_MS",
+    "NOTICE_RATES",
+    "NOTICE_SECONDS",
     "WAIT",
     "Bot",
     "BotStall",

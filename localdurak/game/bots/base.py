@@ -49,16 +49,19 @@ class Bot(Protocol):
 
 BOT_LEVELS: Final = ("random", "normal", "strong")
 
+NOTICE_RATES: Final = {"random": 0.0, "normal": 0.5, "strong": 0.75}
+"""How often a bot of each level notices a card played against the rules (R-S5: noticing is
+the game, issue 13 item 7): about as often as a watchful person, never every time, so that
+cheating against bots is a game and not a certain mark.  The random bot never challenges."""
 
-# --- rules knowledge a player has (R-B5), computed from the view alone ----------------
+NOTICE_SECONDS: Final = (1.2, 3.5)
+"""How long a bot takes to see a cheat it notices, as a person would (seconds, drawn afresh
+each time): a table that shows bots to a person waits this long before their challenge goes
+in — never the instant the card appears.  A table without a person (no bot delay: tests,
+benchmarks, headless) does not wait."""
 
 
-def beats(cover: int, attack: int, trump: int, japanese: bool) -> bool:
-    """R-B5: does ``cover`` beat ``attack``?  (Japanese: a spade only by a higher spade.)"""
-    cs, as_ = cover // 13, attack // 13
-    if cs == as_:
-        return cover > attack
-    return cs == trump and not (japanese and as_ == 0)
+# --- what a bot reads off a view ------------------------------------------------------
 
 
 def hand_mask(cards: Sequence[int]) -> int:

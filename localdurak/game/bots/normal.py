@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from localdurak.game.actions import Action, Do
-from localdurak.game.bots.base import WAIT, Rng, beats, hand_mask, table_mask
-from localdurak.game.cards import CARDS, Card, cards_of, deck_mask, lowest_rank
+from localdurak.game.bots.base import NOTICE_RATES, WAIT, Rng, hand_mask, table_mask
+from localdurak.game.cards import CARDS, Card, beats, cards_of, deck_mask, lowest_rank
 from localdurak.game.endgame import LOSS, WIN, Solver
 from localdurak.game.rules import ThrowInOrder, Tie, Variant
 from localdurak.game.view import PlayerView
@@ -59,7 +59,7 @@ class NormalBot:
     CHEAT_RATE: Final = 0.15
     # How often it notices a card played against the rules (R-S5: noticing is the game; a
     # bot that caught every cheat would leave people no chance).
-    NOTICE_RATE = 0.8
+    NOTICE_RATE = NOTICE_RATES["normal"]
     # The price of covering against the price of taking (tuned on benchmarks/bots.py).
     EARLY_DIV = 12.0
     T_BASE = 3.0
