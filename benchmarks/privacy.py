@@ -410,7 +410,7 @@ def main(argv: list[str] | None = None) -> int:
             f"(floor {d['floor_critical_path_ms']:.1f}), {d['hops']} hops"
         )
     print()
-    print("meets the issue-11 target (all parties' CPU < 1500 ms):", result["meets_target"])
+    print("meets the target (all parties' CPU < 1500 ms):", result["meets_target"])
     return 0
 
 

@@ -41,7 +41,7 @@ def join_names(seats: Sequence[int], names: Sequence[str], me: int | None) -> st
     words = [name_of(s, names, me) for s in seats]
     if len(words) <= 1:
         return "".join(words)
-    return _("{a} and {b}").format(a=", ".join(words[:-1]), b=words[-1])
+    return _("{a} and {b}").format(a=_(", ").join(words[:-1]), b=words[-1])
 
 
 def event_text(

@@ -56,6 +56,7 @@ from localdurak.net.table_store import fsync_paths, write_atomic
 from localdurak.net.transport import (
     Channel,
     ConnectionClosed,
+    FingerprintMismatch,
     client_handshake,
     connect_any,
     keepalive,
@@ -98,7 +99,8 @@ from localdurak.protocol.messages import (
 )
 from localdurak.protocol.privacy.audit import audit as audit_record
 from localdurak.protocol.privacy.record import transcript_to_dict
-from localdurak.protocol.table.replica import GAME_STEPS, SNAPSHOT_CLASSES, SeatGame, Signed
+from localdurak.protocol.table.common import GAME_STEPS, Signed
+from localdurak.protocol.table.seat import SNAPSHOT_CLASSES, SeatGame
 
 log = logging.getLogger(__name__)
 
@@ -369,7 +371,10 @@ class ClientSession:
                 await self.close()
             if isinstance(e, (ProtocolError, ConnectionError, OSError, TimeoutError)):
                 reason = str(e) or type(e).__name__
-                raise TableError(reason, pin_wanted=isinstance(e, BadPin)) from None
+                shown = e.actual if isinstance(e, FingerprintMismatch) else None
+                raise TableError(
+                    reason, pin_wanted=isinstance(e, BadPin), fingerprint_shown=shown
+                ) from None
             raise
 
     async def async_run(self) -> None:

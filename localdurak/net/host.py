@@ -110,11 +110,8 @@ from localdurak.protocol.records import (
     journal_header,
     journal_set,
 )
-from localdurak.protocol.table.replica import (
-    HostGame,
-    action_of,
-    decode_body,
-)
+from localdurak.protocol.table.common import action_of, decode_body
+from localdurak.protocol.table.host import HostGame
 
 log = logging.getLogger(__name__)
 

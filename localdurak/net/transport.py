@@ -83,7 +83,10 @@ class ConnectionClosed(ConnectionError):
 
 
 class FingerprintMismatch(AuthFailed):
-    """The host's certificate is not the one we were told to expect."""
+    """The host's certificate is not the one we were told to expect; ``actual`` is the
+    fingerprint it showed (the client's pinning says what changed)."""
+
+    actual: str | None = None
 
 
 class PortInUse(OSError):
@@ -289,10 +292,12 @@ async def connect(
         writer.close()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(writer.wait_closed(), 1.0)
-        raise FingerprintMismatch(
+        mismatch = FingerprintMismatch(
             f"{host}:{port} is not the table it claims to be: its certificate fingerprint is "
             f"{actual[:16]}…, expected {expected[:16]}…; nothing was sent to it"
         )
+        mismatch.actual = actual
+        raise mismatch
     channel = Channel(reader, writer, Role.CLIENT, peer_fingerprint=actual)
     try:
         # The host's key, for the pairing code both screens show (identity.pairing_code).

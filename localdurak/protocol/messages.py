@@ -58,11 +58,12 @@ from localdurak.protocol.schema import (
     schema,
 )
 
-PROTOCOL_VERSION: Final = 1
-"""The version this code speaks.  Raise it for any change an older peer would misread."""
+PROTOCOL_VERSION: Final = 2
+"""The version this code speaks.  Raise it for any change an older peer would misread.
+2: every signed step binds the signed setup (`localdurak.protocol.signing.setup_digest`)."""
 
-MIN_PROTOCOL_VERSION: Final = 1
-"""The oldest version this code still speaks."""
+MIN_PROTOCOL_VERSION: Final = 2
+"""The oldest version this code still speaks (a version 1 peer's signatures bind no setup)."""
 
 FEATURES: Final[frozenset[str]] = frozenset({"privacy-sra/1", "resume/1", "bots/1"})
 """Optional abilities this side offers; the session uses the intersection of both sides'."""

@@ -232,11 +232,20 @@ def status_line(text: str) -> str:
 
 
 async def _screen(
-    session: TableSession | None = None, lobby: Lobby | None = None, keys: str = ""
+    session: TableSession | None = None,
+    lobby: Lobby | None = None,
+    keys: str = "",
+    hosting: object = None,
 ) -> str:
     """The 80×24 screen of a client (after ``keys``), as text."""
     with create_pipe_input() as pipe:
-        app = DurakApp(session=session, lobby=lobby, input=pipe, output=FixedOutput())
+        app = DurakApp(
+            session=session,
+            lobby=lobby,
+            hosting=hosting,  # type: ignore[arg-type]
+            input=pipe,
+            output=FixedOutput(),
+        )
         running = asyncio.get_running_loop().create_task(app.run_async())
         await rendered(app.application)
         if keys:
@@ -662,3 +671,50 @@ async def test_golden_lobby_tables_in_the_language(
     ):
         assert word in text, f"{code}: {word!r} cut or missing"
     check_golden(golden_name("lobby_tables", code), text)
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_no_message_twice_in_a_catalog(code: str) -> None:
+    """Two helpers adding one message each: the later entry would silently win."""
+    text = (LOCALE / f"{code}.po").read_text(encoding="utf-8")
+    ids = re.findall(r'^msgid (".*")$', text, re.M)
+    twice = sorted({i for i in ids if ids.count(i) > 1})
+    assert not twice, f"{code}.po: {twice}"
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+async def test_golden_host_waiting_in_the_language(code: str) -> None:
+    """The host's screen before the deal: where to join, the seats, the pairing codes, whom
+    the table waits for and what to press — all in the language, nothing cut."""
+    from types import SimpleNamespace
+
+    from localdurak.game.rules import Rules
+    from localdurak.net.api import LobbySeat, LobbyView, SeatKind
+    from localdurak.net.identity import pairing_code
+    from tests.cli.test_lobby import WaitingSession
+
+    i18n.set_language(code)
+    anna, vera = bytes(range(32)), bytes(range(1, 33))
+    lobby = LobbyView(
+        "Kitchen",
+        Rules(),
+        (
+            LobbySeat(SeatKind.HUMAN, "Anna", True, True),
+            LobbySeat(SeatKind.BOT, "Boris", True, True),
+            LobbySeat(SeatKind.HUMAN, "Vera", False, True, pairing_code(anna, vera)),
+            LobbySeat(),
+        ),
+    )
+    hosting = SimpleNamespace(port=47823, addresses=["192.168.1.20"], pin=None)
+    text = await _screen(WaitingSession(lobby), hosting=hosting)
+    flat = " ".join(text.split())
+    free = ngettext("{n} more player", "{n} more players", 1).format(n=1)
+    for want in (
+        _("Waiting for: {who}").format(who=_(", ").join(["Vera", free])),
+        _("code {code}").format(code=pairing_code(anna, vera)),
+        "192.168.1.20:47823",
+        _("ready"),
+        _("not ready"),
+    ):
+        assert want in flat, f"{code}: {want!r} cut or missing"
+    check_golden(golden_name("host_waiting", code), text)

@@ -61,9 +61,14 @@ _CARD_ACTIONS = frozenset({"attack", "cover", "transfer", "show"})
 """The actions (records.md ``do``) that put a card on the table or show it: `Play` only."""
 
 
+def _is_card_action(action: Mapping[str, Any]) -> bool:
+    do = action.get("do")
+    return isinstance(do, str) and do in _CARD_ACTIONS
+
+
 def _names(action: Mapping[str, Any], card: Card) -> bool:
     """Whether a signed action (records.md form) plays or shows ``card``."""
-    if action.get("do") not in _CARD_ACTIONS:
+    if not _is_card_action(action):
         return False
     cards = action.get("cards")
     return action.get("card") == str(card) or (isinstance(cards, list) and str(card) in cards)
@@ -565,7 +570,7 @@ class Transcript:
     def next_unverified(self) -> tuple[Chunk, int] | None:
         """A strip of a complete chunk not verified yet (the earliest), or None.  A player
         verifies these while the table is quiet
-        (`localdurak.protocol.table.replica.SeatGame.verify_ahead`) instead of at the first play
+        (`localdurak.protocol.table.seat.SeatGame.verify_ahead`) instead of at the first play
         from the chunk, which is on everybody's path to the
         screen; what they prove is the same."""
         batches = self.schedule.batches
@@ -870,7 +875,7 @@ class Transcript:
 
     def _act(self, msg: Act, verify: bool) -> None:
         self._index(msg.seat, msg.index)
-        if msg.action.get("do") in _CARD_ACTIONS:
+        if _is_card_action(msg.action):
             raise RemoteProtocolError(
                 msg.seat, f"a {msg.action.get('do')} needs its card played with a proof, not an act"
             )
