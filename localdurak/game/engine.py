@@ -19,6 +19,16 @@ those every player saw go into it (taken from the table, shown, the turned trump
 `PlayerView` shows another seat only its public cards.
 
 Where rules.md is silent the choice made is marked ``reading:`` in a comment.
+
+Why this module is long (~1,450 lines, over the house's ~700): it is one class, one hot state
+machine, whose flat fields every action reads — the listing, the checking (each refusal
+naming its rule), applying and the end of a bout all work on the same dozen bit sets, and the
+engine's speed (benchmarks/engine.py) comes from their being plain attributes of one object.
+Split into mixins, the state would be spread over files with no boundary between them.
+What has a boundary lives elsewhere: what an action caused (outcome.py), the bout's state
+R-S3 rolls back (bout.py), the position notation (position.py), R-B5 (cards.beats), Dureń's
+leads (duren.py), the views (view.py).  Sections, in order: construction, public state,
+hidden information, seats, legal actions, checking, applying, the end of a bout, views.
 """
 
 from __future__ import annotations
