@@ -15,7 +15,6 @@ from localdurak.game.bots.base import (
     Bot,
     BotStall,
     Rng,
-    beats,
     hand_mask,
     play_game,
     table_mask,
@@ -23,6 +22,7 @@ from localdurak.game.bots.base import (
 from localdurak.game.bots.normal import NormalBot
 from localdurak.game.bots.simple import GreedyBot, RandomBot
 from localdurak.game.bots.strong import DEFAULT_BUDGET_MS, Clock, StrongBot
+from localdurak.game.cards import beats
 
 
 def make_bot(

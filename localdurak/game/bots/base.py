@@ -61,15 +61,7 @@ in — never the instant the card appears.  A table without a person (no bot del
 benchmarks, headless) does not wait."""
 
 
-# --- rules knowledge a player has (R-B5), computed from the view alone ----------------
-
-
-def beats(cover: int, attack: int, trump: int, japanese: bool) -> bool:
-    """R-B5: does ``cover`` beat ``attack``?  (Japanese: a spade only by a higher spade.)"""
-    cs, as_ = cover // 13, attack // 13
-    if cs == as_:
-        return cover > attack
-    return cs == trump and not (japanese and as_ == 0)
+# --- rules knowledge a player has (R-B5: cards.beats), computed from the view alone ----
 
 
 def hand_mask(cards: Sequence[int]) -> int:

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from localdurak.game.actions import Action, Do
-from localdurak.game.bots.base import NOTICE_RATES, WAIT, Rng, beats, hand_mask, table_mask
-from localdurak.game.cards import CARDS, Card, cards_of, deck_mask, lowest_rank
+from localdurak.game.bots.base import NOTICE_RATES, WAIT, Rng, hand_mask, table_mask
+from localdurak.game.cards import CARDS, Card, beats, cards_of, deck_mask, lowest_rank
 from localdurak.game.endgame import LOSS, WIN, Solver
 from localdurak.game.rules import ThrowInOrder, Tie, Variant
 from localdurak.game.view import PlayerView

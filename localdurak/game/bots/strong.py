@@ -31,9 +31,9 @@ from collections.abc import Callable, Sequence
 from typing import Final
 
 from localdurak.game.actions import Action, Do
-from localdurak.game.bots.base import NOTICE_RATES, Rng, beats, hand_mask
+from localdurak.game.bots.base import NOTICE_RATES, Rng, hand_mask
 from localdurak.game.bots.normal import NormalBot
-from localdurak.game.cards import CARDS, RANK_MASK, Card, cards_of, deck_mask, lowest_rank
+from localdurak.game.cards import CARDS, RANK_MASK, Card, beats, cards_of, deck_mask, lowest_rank
 from localdurak.game.endgame import LOSS
 from localdurak.game.engine import Game
 from localdurak.game.outcome import Phase
