@@ -163,17 +163,32 @@ def match(
     jobs: int = 1,
     spec: Spec | None = None,
     outcomes: list[tuple[float, float]] | None = None,
+    progress: int = 0,
 ) -> dict[str, Any]:
     """A seeded match of ``games`` games, A and B alternating seats (see the module doc)."""
     spec = spec or Spec()
     levels = [a if s % 2 == 0 else b for s in range(seats)]
     work = [(rules or {}, levels, seed, g, spec) for g in range(games)]
     t0 = time.perf_counter()
+    results = []
+    tally = {a: 0, b: 0, "draws": 0}
+
+    def note(r: tuple[list[str], bool, list[int], Any, Any]) -> None:
+        # A running tally on stderr (a long run stopped early still tells what it played).
+        results.append(r)
+        tally["draws"] += r[1]
+        for lv in {r[0][s] for s in r[2]}:
+            tally[lv] += 1
+        if progress and len(results) % progress == 0:
+            print(f"# {len(results)} games: durak {tally}", file=sys.stderr, flush=True)
+
     if jobs > 1:
         with ProcessPoolExecutor(jobs) as pool:
-            results = list(pool.map(one_game, work, chunksize=1))
+            for r in pool.map(one_game, work, chunksize=1):
+                note(r)
     else:
-        results = [one_game(w) for w in work]
+        for w in work:
+            note(one_game(w))
     elapsed = time.perf_counter() - t0
     durak = {a: 0, b: 0}
     draws = 0
@@ -270,13 +285,15 @@ def elo_fit(
     return {lv: round(1000 + r[idx[lv]], 1) for lv in levels}
 
 
-def ladder(games: int, seed: int, jobs: int, spec: Spec) -> dict[str, Any]:
-    out: dict[str, Any] = {"levels": list(LADDER_LEVELS), "games_per_pair": games, "tables": {}}
+def ladder(
+    games: int, seed: int, jobs: int, spec: Spec, levels: Sequence[str] = LADDER_LEVELS
+) -> dict[str, Any]:
+    out: dict[str, Any] = {"levels": list(levels), "games_per_pair": games, "tables": {}}
     t0 = time.perf_counter()
     for name, (rules, seats) in LADDER_TABLES.items():
         pairs: dict[tuple[str, str], list[tuple[float, float]]] = {}
         matches = []
-        for a, b in itertools.combinations(LADDER_LEVELS, 2):
+        for a, b in itertools.combinations(levels, 2):
             res: list[tuple[float, float]] = []
             m = match(
                 a, b, games, rules=rules, seats=seats, seed=seed, jobs=jobs, spec=spec, outcomes=res
@@ -288,15 +305,15 @@ def ladder(games: int, seed: int, jobs: int, spec: Spec) -> dict[str, Any]:
                 file=sys.stderr,
                 flush=True,
             )
-        elo = elo_fit(LADDER_LEVELS, pairs)
+        elo = elo_fit(levels, pairs)
         brng = random.Random(seed)
-        boots: dict[str, list[float]] = {lv: [] for lv in LADDER_LEVELS}
+        boots: dict[str, list[float]] = {lv: [] for lv in levels}
         for _ in range(200):
             resampled = {k: [v[brng.randrange(len(v))] for _ in v] for k, v in pairs.items() if v}
-            for lv, x in elo_fit(LADDER_LEVELS, resampled).items():
+            for lv, x in elo_fit(levels, resampled).items():
                 boots[lv].append(x)
         table: dict[str, Any] = {}
-        for lv in LADDER_LEVELS:
+        for lv in levels:
             bs = sorted(boots[lv])
             table[lv] = {
                 "elo": elo[lv],
@@ -328,6 +345,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--ladder", action="store_true")
     p.add_argument("--games", type=int, default=None)
     p.add_argument("--ladder-games", type=int, default=20)
+    p.add_argument("--levels", default=None, help="the ladder's levels, comma-separated")
     p.add_argument("--budget-ms", type=float, default=100)
     p.add_argument("--simulations", type=int, default=None)
     p.add_argument("--clock", choices=("wall", "cpu"), default="wall")
@@ -337,6 +355,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--json", action="store_true")
+    p.add_argument("--progress", type=int, default=0, metavar="K", help="a tally every K games")
     args = p.parse_args(argv)
     spec = Spec(args.budget_ms, args.simulations, args.clock)
     rules: dict[str, Any] = json.loads(args.rules) if args.rules else {}
@@ -344,7 +363,7 @@ def main(argv: list[str] | None = None) -> int:
         rules["variant"] = args.variant
     try:
         Rules.from_dict(rules).check_seats(args.seats)
-        for lv in args.match or ():
+        for lv in [*(args.match or ()), *(args.levels.split(",") if args.levels else ())]:
             if lv.partition("@")[0] not in ("random", "greedy", "normal", "strong"):
                 raise ValueError(f"unknown level {lv!r}")
     except ValueError as e:
@@ -356,6 +375,7 @@ def main(argv: list[str] | None = None) -> int:
             a,
             b,
             args.games or 100,
+            progress=args.progress,
             rules=rules,
             seats=args.seats,
             seed=args.seed,
@@ -375,7 +395,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(r))
         return 0
     if args.ladder:
-        r = ladder(args.ladder_games, args.seed, args.jobs, spec)
+        levels = args.levels.split(",") if args.levels else list(LADDER_LEVELS)
+        r = ladder(args.ladder_games, args.seed, args.jobs, spec, levels)
         if not args.json:
             for name, t in r["tables"].items():
                 print(name)

@@ -361,6 +361,8 @@ class DurakApp:
     def _top_text(self) -> StyleAndTextTuples:
         s = self.session
         v = self.view()
+        if s is not None and s.aborted is not None:
+            return self._aborted_text(s, *s.aborted)
         if s is None or v is None:
             from localdurak.cli.netplay import waiting_text
 
@@ -422,6 +424,24 @@ class DurakApp:
         )
 
     # --- game over -----------------------------------------------------------------------
+
+    def _aborted_text(self, s: TableSession, seat: int, reason: str) -> StyleAndTextTuples:
+        """Issue 11 item 2: the game was aborted because ``seat`` broke the card-privacy
+        protocol; nobody is the durak."""
+        name = s.names[seat] if 0 <= seat < len(s.names) else str(seat)
+        out: StyleAndTextTuples = [("", "\n")]
+        out += [
+            (
+                "class:status-error",
+                "  " + _("Game aborted: {name} broke the card-privacy protocol.").format(name=name),
+            ),
+            ("", "\n\n"),
+            ("class:status", "  " + _("Nobody is the durak of this game.")),
+            ("", "\n"),
+        ]
+        if reason:
+            out += [("class:status", "  " + reason[: max(20, self.width() - 4)]), ("", "\n")]
+        return out
 
     def _game_over_text(self, s: TableSession, v: PlayerView) -> StyleAndTextTuples:
         result = v.result

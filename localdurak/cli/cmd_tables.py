@@ -33,9 +33,15 @@ def register(subparsers: Any) -> None:
 
 def _line(t: TableInfo) -> str:
     where = ", ".join(f"{a}:{t.port}" for a in t.addresses)
-    seats = f"{t.seats_taken}/{t.seats_total}"
-    note = "" if t.compatible else f"  (needs protocol {t.min_version}-{t.max_version})"
-    return f"{t.instance}  {seats} seats  {t.state.value}  {t.rules}  {where}{note}"
+    seats = _("{a}/{b} seats").format(a=t.seats_taken, b=t.seats_total)
+    states = {"lobby": _("lobby"), "playing": _("playing")}
+    state = states.get(t.state.value, t.state.value)
+    note = (
+        ""
+        if t.compatible
+        else "  " + _("(needs protocol {a}-{b})").format(a=t.min_version, b=t.max_version)
+    )
+    return f"{t.instance}  {seats}  {state}  {t.rules}  {where}{note}"
 
 
 def run(args: argparse.Namespace) -> int:

@@ -146,14 +146,30 @@ def _row(t: Any) -> TableRow:
     from localdurak.net.client import Address
 
     where = f"{t.addresses[0]}:{t.port}" if t.addresses else ""
-    state = t.state.value if t.compatible else _("needs another version")
+    states = {"lobby": _("lobby"), "playing": _("playing")}  # TableStatus, for people
+    state = states.get(t.state.value, t.state.value) if t.compatible else _("needs another version")
     address = (
         Address(t.addresses[0], t.port, t.fingerprint, tuple(t.addresses[1:]))
         if t.addresses and t.compatible
         else None
     )
     pin = bool(t.pin)
-    return TableRow(t.name, where, t.seats_taken, t.seats_total, t.rules, state, address, pin)
+    return TableRow(
+        t.name, where, t.seats_taken, t.seats_total, _rules_text(t.rules), state, address, pin
+    )
+
+
+def _rules_text(advertised: str) -> str:
+    """A table's advertised rules (`Rules.summary`, "perevodnoy 36 · trump show") with its
+    variant in the player's language; the rest as the host wrote it."""
+    from localdurak.cli.words import variant_word
+
+    head, sep, rest = advertised.partition(" ")
+    try:
+        variant = Variant(head)
+    except ValueError:
+        return advertised
+    return variant_word(variant) + sep + rest
 
 
 def default_source() -> TableSource:
@@ -549,10 +565,12 @@ class Lobby:
         self._say(_("Joining {name}…").format(name=label))
 
         async def go() -> None:
+            from localdurak.cli import pinning
             from localdurak.cli.netplay import join_table
             from localdurak.net.api import TableError
             from localdurak.net.client import ClientSession
             from localdurak.net.identity import IdentityError, load_or_create
+            from localdurak.net.known_hosts import HostChanged
 
             try:
                 try:
@@ -560,15 +578,26 @@ class Lobby:
                 except IdentityError as e:
                     self._say(str(e))
                     return
+                try:
+                    # Trust on first use (issue 13 item 10): a known table, changed, is refused.
+                    pinning.pin(address, label)
+                except HostChanged as e:
+                    self._say(pinning.changed_text(e))
+                    return
                 session = ClientSession(identity, self.name, address, pin=pin)
                 try:
                     await join_table(session)
                 except TableError as e:
+                    moved = pinning.changed(address, e, label)
+                    if moved is not None:
+                        self._say(pinning.changed_text(moved))
+                        return
                     if e.pin_wanted:
                         self.ask_pin(address, label, _("Wrong PIN: try again.") if pin else "")
                         return
                     self._say(_("Cannot join {name}: {reason}").format(name=label, reason=e.reason))
                     return
+                pinning.remember(session)
                 self.message = ""
                 assert self.app is not None
                 self.app.open_table(session)

@@ -166,7 +166,7 @@ def waiting_text(
     if free:
         waiting.append(ngettext("{n} more player", "{n} more players", free).format(n=free))
     if waiting:
-        line = _("Waiting for: {who}").format(who=", ".join(waiting))
+        line = _("Waiting for: {who}").format(who=_(", ").join(waiting))
     else:
         line = _("Everybody is here: dealing…")
     out += [("class:status-wait", "  " + pad(line, max(10, width - 4))), ("", "\n")]

@@ -71,6 +71,9 @@ class EventKind(StrEnum):
     GAME_OVER = "game_over"
     SEAT_OFFLINE = "seat_offline"
     SEAT_BACK = "seat_back"
+    BROKE_PROTOCOL = "broke_protocol"
+    """Our own checks caught ``seat`` breaking the card-privacy protocol (``reason``); the
+    host, which checks it too, ends the game as aborted (a `GAME_OVER` naming ``seat``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +90,9 @@ class TableEvent:
     marked: int | None = None
     result: GameResult | None = None
     game: int = 0
+    reason: str = ""
+    """With `BROKE_PROTOCOL`, and with a `GAME_OVER` that names ``seat`` (an aborted game):
+    what that seat did."""
 
 
 def table_events(action: Action, outcome: Outcome) -> list[TableEvent]:
@@ -183,12 +189,17 @@ class LobbyView:
 
 class TableError(Exception):
     """The table refused us or failed (joining, an owner command, the connection): ``reason``
-    is for the player to read; ``pin_wanted``: the table asks for a (another) PIN."""
+    is for the player to read; ``pin_wanted``: the table asks for a (another) PIN;
+    ``fingerprint_shown``: the host showed another certificate than the one pinned (its
+    fingerprint), nothing was sent to it."""
 
-    def __init__(self, reason: str, *, pin_wanted: bool = False) -> None:
+    def __init__(
+        self, reason: str, *, pin_wanted: bool = False, fingerprint_shown: str | None = None
+    ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.pin_wanted = pin_wanted
+        self.fingerprint_shown = fingerprint_shown
 
 
 @runtime_checkable
@@ -256,6 +267,12 @@ class TableSession(Protocol):
     def closing(self) -> bool:
         """Whether an action that closes the bout is being held for the challenge window
         (R-S5); the table may still take challenges."""
+        ...
+
+    @property
+    def aborted(self) -> tuple[int, str] | None:
+        """The game was ended as aborted: the seat that broke the card-privacy protocol and
+        what it did (no durak).  None otherwise (and in an offline game)."""
         ...
 
     def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:

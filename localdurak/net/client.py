@@ -56,6 +56,7 @@ from localdurak.net.table_store import fsync_paths, write_atomic
 from localdurak.net.transport import (
     Channel,
     ConnectionClosed,
+    FingerprintMismatch,
     client_handshake,
     connect_any,
     keepalive,
@@ -65,6 +66,7 @@ from localdurak.protocol import snapshot
 from localdurak.protocol.errors import (
     AuthFailed,
     BadPin,
+    CheatFound,
     IllegalMove,
     ProtocolError,
     RemoteProtocolError,
@@ -97,7 +99,8 @@ from localdurak.protocol.messages import (
 )
 from localdurak.protocol.privacy.audit import audit as audit_record
 from localdurak.protocol.privacy.record import transcript_to_dict
-from localdurak.protocol.table.replica import GAME_STEPS, SNAPSHOT_CLASSES, SeatGame, Signed
+from localdurak.protocol.table.common import GAME_STEPS, Signed
+from localdurak.protocol.table.seat import SNAPSHOT_CLASSES, SeatGame
 
 log = logging.getLogger(__name__)
 
@@ -168,6 +171,10 @@ class ClientSession:
         self.game: SeatGame | None = None
         self.score: tuple[int, ...] = ()
         self.results: list[GameOver] = []
+        self.cheat: tuple[int, str] | None = None
+        """A seat our own checks caught breaking the card-privacy protocol, and why."""
+        self.aborted: tuple[int, str] | None = None
+        """The host ended the game as aborted: the seat that broke the protocol, and why."""
         self.closed_reason: str | None = None
         self.last_seq: int | None = None
         self.channel: Channel | None = None
@@ -267,8 +274,12 @@ class ClientSession:
     def connection(self) -> ConnectionState:
         if self.closed:
             return ConnectionState.CLOSED
+        if self.paused is not None:
+            # Until we are back at the resumed table (the old channel may not be closed yet
+            # when the host's paused Bye arrives: the friend's screen said "connected").
+            return ConnectionState.PAUSED
         if self.channel is None or self.channel.closed:
-            return ConnectionState.RECONNECTING if self.paused is None else ConnectionState.PAUSED
+            return ConnectionState.RECONNECTING
         return ConnectionState.CONNECTED
 
     @property
@@ -364,7 +375,10 @@ class ClientSession:
                 await self.close()
             if isinstance(e, (ProtocolError, ConnectionError, OSError, TimeoutError)):
                 reason = str(e) or type(e).__name__
-                raise TableError(reason, pin_wanted=isinstance(e, BadPin)) from None
+                shown = e.actual if isinstance(e, FingerprintMismatch) else None
+                raise TableError(
+                    reason, pin_wanted=isinstance(e, BadPin), fingerprint_shown=shown
+                ) from None
             raise
 
     async def async_run(self) -> None:
@@ -514,8 +528,9 @@ class ClientSession:
                                 try:
                                     self._ahead = self.game.verify_ahead()
                                 except BROKEN as e:
-                                    self._finish(f"{BROKEN_TEXT}: {e}")
-                                    return
+                                    if not await self._report_cheat(e):
+                                        self._finish(f"{BROKEN_TEXT}: {e}")
+                                        return
                                 self._trace_checked()
                                 continue
                         if incoming is not None:
@@ -706,10 +721,33 @@ class ClientSession:
                 out += self.game.flush()
                 self._trace_checked()
         except BROKEN as e:
+            if seq is not None and await self._report_cheat(e):
+                self.last_seq = seq  # not followed: we stopped at the cheat
+                return
             raise _Broken(str(e)) from e
         if out:
             await self._send_signed(out)
         self._notify()
+
+    async def _report_cheat(self, e: Exception) -> bool:
+        """Our own check found that another seat cheated (`CheatFound`, issue 11 item 2): we
+        stop following the game, say so, tell the host — which checks it itself and aborts
+        the game naming that seat — and stay at the table for its `GameOver` (then we reveal
+        our key for the audit).  Leaving instead would make us forfeit, as the durak.
+        Whether ``e`` was such a cheat."""
+        if not isinstance(e, CheatFound) or e.seat == self.my_seat:
+            return False
+        if self.cheat is None:
+            # Seat None: our own hand does not decode (a last guard; the proofs make it
+            # impossible) — which seat, only the keys tell: we stay all the same.
+            self.cheat = (-1 if e.seat is None else e.seat, e.reason)
+            self._ahead = False
+            self._events.append(TableEvent(EventKind.BROKE_PROTOCOL, seat=e.seat, reason=str(e)))
+            log.warning("card privacy: seat %s broke the protocol: %s", e.seat, e)
+            if self.channel is not None:
+                await self.channel.send(Error.from_exception(e))
+            self._notify()
+        return True
 
     def _apply(self, m: Message) -> list[Signed]:
         if isinstance(m, Lobby):
@@ -721,6 +759,8 @@ class ClientSession:
             if self.game is not None and self.game.game_id == m.game:
                 return []
             self.game = SeatGame(m, self.my_seat, self.identity, os.urandom)
+            self.cheat = None
+            self.aborted = None
             self._unchecked = []
             self._pending = []
             self._closing = False
@@ -728,7 +768,7 @@ class ClientSession:
             self._events = [TableEvent(EventKind.GAME_STARTED, game=m.number + 1)]
             return self.game.start()
         if isinstance(m, PrivacyEvent):
-            if self.game is None or m.game != self.game.game_id:
+            if self.game is None or m.game != self.game.game_id or self.cheat is not None:
                 return []
             if m.seat == self.my_seat:
                 self._pending = [p for p in self._pending if p.n != m.n]
@@ -745,14 +785,20 @@ class ClientSession:
             self.results.append(m)
             self.score = m.score
             self._series = self._series.add(m.result, len(m.score) or len(self.names))
-            self._events.append(TableEvent(EventKind.GAME_OVER, result=m.result))
+            if m.aborted is not None:
+                # No durak: a seat broke the card-privacy protocol, the host says which.
+                self.aborted = (m.aborted, m.reason)
+            self._events.append(
+                TableEvent(EventKind.GAME_OVER, result=m.result, seat=m.aborted, reason=m.reason)
+            )
             self._audit = AuditVerdict(AuditStatus.PENDING)
             if self.game is not None and self.game.keys_revealed:
                 # Off the event loop: the audit of a long game takes a while.
                 task = asyncio.get_running_loop().create_task(self._audit_later(self.game))
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)
-            if m.forfeit is not None and self.game is not None and m.game == self.game.game_id:
+            ended = m.forfeit is not None or m.aborted is not None
+            if ended and self.game is not None and m.game == self.game.game_id:
                 return self.game.reveal_now()
             return []
         if isinstance(m, Closing):

@@ -70,6 +70,8 @@ from localdurak.protocol.connection import encoded_frame
 from localdurak.protocol.errors import (
     AuthFailed,
     BadMessage,
+    CheatFound,
+    ErrorCode,
     Forbidden,
     RemoteProtocolError,
     Replayed,
@@ -108,11 +110,8 @@ from localdurak.protocol.records import (
     journal_header,
     journal_set,
 )
-from localdurak.protocol.table.replica import (
-    HostGame,
-    action_of,
-    decode_body,
-)
+from localdurak.protocol.table.common import action_of, decode_body
+from localdurak.protocol.table.host import HostGame
 
 log = logging.getLogger(__name__)
 
@@ -162,6 +161,10 @@ class Phase(enum.Enum):
     """The game's result is in; the seats reveal their keys (at most `REVEAL_TIMEOUT`)."""
     FORFEITED = "forfeited"
     """A seat forfeited (`GameOver` told at once); the others reveal their keys."""
+    ABORTED = "aborted"
+    """A seat broke the card-privacy protocol (a proof of its failed the host's own check):
+    the game ends with no durak, `GameOver` names the seat at once; the others reveal their
+    keys (issue 11 item 2)."""
     RECORDING = "recording"
     """The game's record is being written and audited (in a thread)."""
     PAUSED = "paused"
@@ -174,19 +177,27 @@ class Go(enum.Enum):
     START = "start"
     RESULT = "result"
     FORFEIT = "forfeit"
+    ABORT = "abort"
     RECORD = "record"
     RECORDED = "recorded"
     PAUSE = "pause"
     CLOSE = "close"
 
 
-_PAUSABLE = (Phase.LOBBY, Phase.PLAYING, Phase.REVEALING, Phase.FORFEITED)
+_PAUSABLE = (Phase.LOBBY, Phase.PLAYING, Phase.REVEALING, Phase.FORFEITED, Phase.ABORTED)
 """A table pauses from these (a record being written is finished first)."""
 
 TRANSITIONS: dict[tuple[Phase, Go], Phase] = {
     (Phase.LOBBY, Go.START): Phase.PLAYING,
     (Phase.PLAYING, Go.RESULT): Phase.REVEALING,
     (Phase.PLAYING, Go.FORFEIT): Phase.FORFEITED,
+    # A cheat found while the result waits for the keys still aborts (nobody is the durak of
+    # a game somebody cheated in); a forfeit after an abort is ignored: the detector who
+    # drops is never made the durak.
+    (Phase.PLAYING, Go.ABORT): Phase.ABORTED,
+    (Phase.REVEALING, Go.ABORT): Phase.ABORTED,
+    (Phase.FORFEITED, Go.ABORT): Phase.ABORTED,
+    (Phase.ABORTED, Go.RECORD): Phase.RECORDING,
     (Phase.PLAYING, Go.RECORD): Phase.RECORDING,
     (Phase.REVEALING, Go.RECORD): Phase.RECORDING,
     (Phase.FORFEITED, Go.RECORD): Phase.RECORDING,
@@ -260,6 +271,9 @@ class _Ending:
     result: GameResult
     forfeit: int | None = None
     announced: bool = False
+    aborted: int | None = None
+    """The seat that broke the card-privacy protocol (the game is aborted, no durak)."""
+    reason: str = ""
 
 
 @dataclass
@@ -629,6 +643,7 @@ class TableHost:
                     fault = self.game.verify_idle(limit=1)
                     if fault is not None:
                         log.warning("card privacy: %s (recorded for the audit)", fault)
+                        self._abort_if_cheated()
                     continue
             else:
                 item = await self.inbox.get()
@@ -684,6 +699,12 @@ class TableHost:
             return
         if isinstance(message, Error):
             log.info("seat %d reports: %s", seat, message.message)
+            if self.game is not None and message.code is ErrorCode.ILLEGAL_MOVE:
+                # A seat found a relayed step broken (issue 11 item 2): the host checks all it
+                # relayed unchecked, itself; a cheat it confirms aborts the game naming the
+                # cheater.  The report alone names nobody.
+                self.game.verify_idle()
+                self._abort_if_cheated()
             return
         command_id: int | None = getattr(message, "id", None)
         try:
@@ -845,7 +866,11 @@ class TableHost:
             self._trace(event, stamp)
         if isinstance(event, GameStarted | PrivacyEvent):
             self.bots.feed_all(event)
-        elif isinstance(event, GameOver) and event.forfeit is not None and not self.store.replaying:
+        elif (
+            isinstance(event, GameOver)
+            and (event.forfeit is not None or event.aborted is not None)
+            and not self.store.replaying
+        ):
             self.bots.reveal_now()
 
     def _trace(self, event: Message, now: float) -> None:
@@ -926,10 +951,12 @@ class TableHost:
             raise _HeldBack()
         try:
             acc = g.receive(seat, cmd)
-        except RemoteProtocolError:
+        except RemoteProtocolError as e:
             # The gap it leaves in the seat's counters, explained in the record even after a
             # restart (which rebuilds the game from the relayed steps alone).
             self.store.journal_line(journal_append("privacy_refused", [seat, cmd.n]))
+            if isinstance(e, CheatFound) and e.seat is not None:
+                self._abort(e.seat, e.reason)
             raise
         first: int | None = None
         for m in g.accepted_log[self._logged :]:
@@ -941,10 +968,12 @@ class TableHost:
             ev = c.relayed(self._next_seq(), s)
             first = first if first is not None else ev.seq
             self._emit(ev)
-        if self.phase is Phase.FORFEITED:
+        if self.phase is Phase.FORFEITED or self.phase is Phase.ABORTED:
             assert self._ending is not None
             revealed = g.privacy.t.revealed
-            gone = self._ending.forfeit
+            gone = (
+                self._ending.forfeit if self._ending.forfeit is not None else self._ending.aborted
+            )
             if all(k is not None for s, k in enumerate(revealed) if s != gone):
                 self._record()
             return first
@@ -1023,6 +1052,29 @@ class TableHost:
         self._game_over(g, self._ending)
         self._reveal_timer = self._post_later(REVEAL_TIMEOUT, self._record)
 
+    def _abort_if_cheated(self) -> None:
+        g = self.game
+        if g is not None and g.cheat is not None and g.cheat.seat is not None:
+            self._abort(g.cheat.seat, g.cheat.reason)
+
+    def _abort(self, seat: int, reason: str) -> None:
+        """Seat ``seat`` broke the card-privacy protocol (the host's own check of its proof
+        failed): the game ends aborted — no durak, no forfeit, nobody's score changes — and
+        `GameOver` names the seat at once; the others reveal their keys for the audit, and
+        the record follows when they are in (or `REVEAL_TIMEOUT`).  Issue 11 item 2."""
+        g = self.game
+        if g is None or not self._go(Go.ABORT):
+            return
+        self.on_event({"event": "aborted", "seat": seat, "reason": reason})
+        self._cancel_reveal_timer()
+        for slot in self.seats:
+            if slot.forfeit_timer is not None:
+                slot.forfeit_timer.cancel()  # nobody forfeits an aborted game
+                slot.forfeit_timer = None
+        self._ending = _Ending(GameResult((), False, 0), aborted=seat, reason=reason[:500])
+        self._game_over(g, self._ending)
+        self._reveal_timer = self._post_later(REVEAL_TIMEOUT, self._record)
+
     def _record(self) -> None:
         """Every key is in (or the wait is over): the journal's last lines, then the record
         in a thread (the audit takes a third of a second at six hands of 52 cards), so that
@@ -1033,7 +1085,7 @@ class TableHost:
         if g is None or not self._go(Go.RECORD):
             return
         self._cancel_reveal_timer()
-        if was is not Phase.FORFEITED:
+        if was is not Phase.FORFEITED and was is not Phase.ABORTED:
             game = g.game
             result = game.result if game is not None else None
             self._ending = _Ending(result if result is not None else GameResult((), True, 0))
@@ -1043,6 +1095,10 @@ class TableHost:
         self.store.journal_line(journal_set("result", ending.result.to_dict()))
         if ending.forfeit is not None:
             self.store.journal_line(journal_set("forfeit", ending.forfeit))
+        if ending.aborted is not None:
+            self.store.journal_line(
+                journal_set("aborted", {"seat": ending.aborted, "reason": ending.reason})
+            )
         self._finishing = asyncio.get_running_loop().create_task(
             self._recorded(g, ending), name="record"
         )
@@ -1064,6 +1120,8 @@ class TableHost:
                 result=ending.result,
                 forfeit=ending.forfeit,
                 score=tuple(self.score),
+                aborted=ending.aborted,
+                reason=ending.reason,
             )
         )
 
@@ -1097,6 +1155,8 @@ class TableHost:
         }
         if ending.forfeit is not None:
             info["forfeit"] = ending.forfeit
+        if ending.aborted is not None:
+            info["aborted"] = {"seat": ending.aborted, "reason": ending.reason}
         self.results.append(info)
         self.on_event(info)
         if self.phase is not Phase.LOBBY:

@@ -23,7 +23,8 @@ from localdurak.net.table_store import write_atomic
 from localdurak.protocol import snapshot
 from localdurak.protocol.errors import RemoteProtocolError
 from localdurak.protocol.messages import GameStarted, Privacy, PrivacyEvent
-from localdurak.protocol.table.replica import SNAPSHOT_CLASSES, SeatGame, Signed
+from localdurak.protocol.table.common import Signed
+from localdurak.protocol.table.seat import SNAPSHOT_CLASSES, SeatGame
 
 if TYPE_CHECKING:
     from localdurak.net.peer import SeatSlot

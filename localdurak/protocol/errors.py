@@ -81,6 +81,13 @@ class RemoteProtocolError(ProtocolError):
         super().__init__(f"seat {seat}: {reason}" if seat is not None else reason, rule=rule)
 
 
+class Cheated(RemoteProtocolError):
+    """Under card privacy: ``seat``'s own message fails the check of its proof (a shuffle
+    stage that is no permutation, a wrong layer removal, a play or claim its proof does not
+    back).  Nothing but cheating (or a broken client) produces one: the host ends the game as
+    aborted, naming ``seat`` (issue 11 item 2), never as a forfeit of whoever found it."""
+
+
 class WireError(RemoteProtocolError):
     """A kind of error an ``error`` message carries (one class per `ErrorCode`).  Its text is
     ``message`` alone: the connection it arrives on already says who sent it."""
@@ -109,6 +116,12 @@ class BadMessage(WireError):
 
 class IllegalMove(WireError):
     code = ErrorCode.ILLEGAL_MOVE
+
+
+class CheatFound(IllegalMove):
+    """A relayed step or a command failed as `Cheated`: ``seat`` broke the protocol.  A seat
+    that finds one tells the host (an ``error``) and stays; the host, which checks it
+    itself, ends the game as aborted naming the seat."""
 
 
 class NotYourTurn(WireError):

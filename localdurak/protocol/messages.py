@@ -58,11 +58,12 @@ from localdurak.protocol.schema import (
     schema,
 )
 
-PROTOCOL_VERSION: Final = 1
-"""The version this code speaks.  Raise it for any change an older peer would misread."""
+PROTOCOL_VERSION: Final = 2
+"""The version this code speaks.  Raise it for any change an older peer would misread.
+2: every signed step binds the signed setup (`localdurak.protocol.signing.setup_digest`)."""
 
-MIN_PROTOCOL_VERSION: Final = 1
-"""The oldest version this code still speaks."""
+MIN_PROTOCOL_VERSION: Final = 2
+"""The oldest version this code still speaks (a version 1 peer's signatures bind no setup)."""
 
 FEATURES: Final[frozenset[str]] = frozenset({"privacy-sra/1", "resume/1", "bots/1"})
 """Optional abilities this side offers; the session uses the intersection of both sides'."""
@@ -620,7 +621,9 @@ class Presence(Message):
 
 @dataclass(frozen=True, slots=True)
 class GameOver(Message):
-    """The game ended (or was ended: ``forfeit`` names a seat that did not come back)."""
+    """The game ended (or was ended: ``forfeit`` names a seat that did not come back;
+    ``aborted`` a seat that broke the card-privacy protocol — no durak, ``reason`` says what
+    it did)."""
 
     TYPE = "game_over"
     SENDER = Role.HOST
@@ -632,6 +635,8 @@ class GameOver(Message):
             "result": ResultSpec(),
             "forfeit": Opt(SEAT),
             "score": ListOf(Int(0, 0xFFFF), MAX_SEATS),
+            "aborted": Opt(SEAT),
+            "reason": Str(500),
         }
     )
     seq: int
@@ -640,6 +645,8 @@ class GameOver(Message):
     forfeit: int | None = None
     score: tuple[int, ...] = ()
     """Times each seat has been the durak in this series (R-F2)."""
+    aborted: int | None = None
+    reason: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from nacl.bindings import crypto_sign_BYTES, crypto_sign_open, crypto_sign_PUBLI
 from nacl.exceptions import BadSignatureError
 
 from localdurak.protocol.codec import canonical
-from localdurak.protocol.errors import AuthFailed
+from localdurak.protocol.errors import AuthFailed, ProtocolError
 
 ACTION_DOMAIN: Final = b"localdurak-action/1"
 
@@ -51,7 +51,11 @@ def verify_action(
     ):
         raise AuthFailed(f"seat {seat}'s message #{n} ({kind}) has no valid key or signature")
     try:
-        crypto_sign_open(sig + action_payload(game, seat, n, kind, body), key)
+        payload = action_payload(game, seat, n, kind, body)
+    except ProtocolError:  # a body no signer could have encoded (an integer out of range)
+        raise AuthFailed(f"seat {seat}'s message #{n} ({kind}) cannot have been signed") from None
+    try:
+        crypto_sign_open(sig + payload, key)
     except BadSignatureError:
         raise AuthFailed(
             f"seat {seat}'s signature on its message #{n} ({kind}) does not check out: "

@@ -21,6 +21,7 @@ from localdurak.game.engine import Game
 from localdurak.game.rules import Rules
 from localdurak.net.api import SeriesScore
 from localdurak.net.local import LocalTable
+from localdurak.protocol.messages import PROTOCOL_VERSION
 from tests.support.cli_helpers import (
     FirstLegalBot,
     FixedOutput,
@@ -413,8 +414,8 @@ class FakeBrowser:
                 seats_total=4,
                 state=state,
                 rules="podkidnoy 36",
-                min_version=1,
-                max_version=1,
+                min_version=PROTOCOL_VERSION,
+                max_version=PROTOCOL_VERSION,
             )
 
         self.lists = [

@@ -232,11 +232,20 @@ def status_line(text: str) -> str:
 
 
 async def _screen(
-    session: TableSession | None = None, lobby: Lobby | None = None, keys: str = ""
+    session: TableSession | None = None,
+    lobby: Lobby | None = None,
+    keys: str = "",
+    hosting: object = None,
 ) -> str:
     """The 80×24 screen of a client (after ``keys``), as text."""
     with create_pipe_input() as pipe:
-        app = DurakApp(session=session, lobby=lobby, input=pipe, output=FixedOutput())
+        app = DurakApp(
+            session=session,
+            lobby=lobby,
+            hosting=hosting,  # type: ignore[arg-type]
+            input=pipe,
+            output=FixedOutput(),
+        )
         running = asyncio.get_running_loop().create_task(app.run_async())
         await rendered(app.application)
         if keys:
@@ -636,3 +645,76 @@ def test_replay_tells_the_game_in_the_language(code: str, record: str, tmp_path:
             assert word not in done.stdout, f"{code} {record}: {word!r} left in English"
     i18n.set_language(code)
     assert _("Dealt:") in done.stdout
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+async def test_golden_lobby_tables_in_the_language(
+    code: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lobby's list of tables: seats, the advertised variant and the state in the
+    language, every column whole at 80 columns."""
+    from localdurak.cli.lobby import MdnsTables
+    from localdurak.cli.words import variant_word
+    from localdurak.game.rules import Variant
+    from tests.cli.test_app import FakeBrowser
+
+    monkeypatch.setenv("LOCALDURAK_HOME", str(tmp_path))
+    i18n.set_language(code)
+    browser = FakeBrowser()
+    browser.go.set()
+    text = await _screen(lobby=Lobby("Anna", MdnsTables(lambda: browser), bot_delay=0))
+    for word in (
+        _("{a}/{b} seats").format(a=3, b=4),
+        variant_word(Variant.PODKIDNOY) + " 36",
+        _("lobby"),
+        _("playing"),
+    ):
+        assert word in text, f"{code}: {word!r} cut or missing"
+    check_golden(golden_name("lobby_tables", code), text)
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_no_message_twice_in_a_catalog(code: str) -> None:
+    """Two helpers adding one message each: the later entry would silently win."""
+    text = (LOCALE / f"{code}.po").read_text(encoding="utf-8")
+    ids = re.findall(r'^msgid (".*")$', text, re.M)
+    twice = sorted({i for i in ids if ids.count(i) > 1})
+    assert not twice, f"{code}.po: {twice}"
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+async def test_golden_host_waiting_in_the_language(code: str) -> None:
+    """The host's screen before the deal: where to join, the seats, the pairing codes, whom
+    the table waits for and what to press — all in the language, nothing cut."""
+    from types import SimpleNamespace
+
+    from localdurak.game.rules import Rules
+    from localdurak.net.api import LobbySeat, LobbyView, SeatKind
+    from localdurak.net.identity import pairing_code
+    from tests.cli.test_lobby import WaitingSession
+
+    i18n.set_language(code)
+    anna, vera = bytes(range(32)), bytes(range(1, 33))
+    lobby = LobbyView(
+        "Kitchen",
+        Rules(),
+        (
+            LobbySeat(SeatKind.HUMAN, "Anna", True, True),
+            LobbySeat(SeatKind.BOT, "Boris", True, True),
+            LobbySeat(SeatKind.HUMAN, "Vera", False, True, pairing_code(anna, vera)),
+            LobbySeat(),
+        ),
+    )
+    hosting = SimpleNamespace(port=47823, addresses=["192.168.1.20"], pin=None)
+    text = await _screen(WaitingSession(lobby), hosting=hosting)
+    flat = " ".join(text.split())
+    free = ngettext("{n} more player", "{n} more players", 1).format(n=1)
+    for want in (
+        _("Waiting for: {who}").format(who=_(", ").join(["Vera", free])),
+        _("code {code}").format(code=pairing_code(anna, vera)),
+        "192.168.1.20:47823",
+        _("ready"),
+        _("not ready"),
+    ):
+        assert want in flat, f"{code}: {want!r} cut or missing"
+    check_golden(golden_name("host_waiting", code), text)

@@ -4,7 +4,7 @@ namespaces on a private bridge (tests/support/netns.py: 192.0.2.0/24, nothing le
 ``localdurak host`` runs in one namespace, the ``localdurak`` lobby in the other; the lobby
 finds the table over mDNS, Enter joins it, both screens show the same pairing code, a bot
 (``join --bot``) takes the last seat, and the two people play until a bout ends — keys go in
-with send-keys, the screens come back with capture-pane (issues 4 and 5, ui.md, lan.md)."""
+with send-keys, the screens come back with capture-pane (ui.md, lan.md)."""
 
 from __future__ import annotations
 

@@ -301,3 +301,19 @@ def test_cards_are_cards() -> None:
     v = Game.deal(Rules(), 2, 0, random_deck(Rules(), random.Random(2))).view(1)
     sampler = _Sampler.of(v, _Seen())
     assert sampler is not None and all(type(c) is Card for c in sampler.pool)
+
+
+def test_benchmark_ladder_prints_elo_with_intervals() -> None:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "bots.py"), "--ladder"]
+    cmd += ["--levels", "random,greedy,normal", "--ladder-games", "2", "--json"]
+    cmd += ["--simulations", "3"]
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300, check=True)
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    assert set(r["tables"]) == {"podkidnoy 2p", "perevodnoy 2p", "podkidnoy 4p"}
+    for t in r["tables"].values():
+        assert t["elo"]["random"]["elo"] == 1000.0
+        for e in t["elo"].values():
+            lo, hi = e["ci95"]
+            assert lo <= hi
+        assert len(t["matches"]) == 3 and all(m["games"] == 2 for m in t["matches"])

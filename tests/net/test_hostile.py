@@ -422,7 +422,7 @@ async def test_a_relayed_step_that_breaks_the_game_closes_the_session_with_why(
     """A step our own checks refuse (a forged card, a bad strip, a forged signature) cannot be
     fixed by reconnecting: the host would replay it.  The session closes and says why."""
     from localdurak.protocol.errors import IllegalMove
-    from localdurak.protocol.table.replica import SeatGame
+    from localdurak.protocol.table.seat import SeatGame
 
     host, run, s = await _table_with_pat(tmp_path, Rules(deck=24), name="Broken")
     real = SeatGame.receive
@@ -457,7 +457,7 @@ async def test_a_host_bot_refused_waits_for_the_table_to_move(
     """A host bot whose step the host refuses rests a moment (`BOT_REST`) before it tries
     again; it used to retry at once, for ever, and the host's loop never yielded."""
     from localdurak.protocol.errors import NotYourTurn
-    from localdurak.protocol.table.replica import HostGame
+    from localdurak.protocol.table.host import HostGame
 
     real = HostGame.receive
     refused = [0]

@@ -23,7 +23,7 @@ from localdurak.net.host_bots import BotSeat
 from localdurak.net.identity import EphemeralKey, load_or_create
 from localdurak.protocol import snapshot
 from localdurak.protocol.messages import GameOver, GameStarted
-from localdurak.protocol.table.replica import SeatGame
+from localdurak.protocol.table.seat import SeatGame
 from tests.support.net_play import MemoryGame
 
 

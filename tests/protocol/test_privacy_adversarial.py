@@ -251,7 +251,7 @@ def test_card_played_twice_refused() -> None:
         tab.host.receive(0, again)
 
 
-def test_false_no_trump_claim_caught_by_the_audit() -> None:
+def test_false_no_trump_claim_refused_at_once_and_named_by_the_audit() -> None:
     liar: list[int] = []
 
     def tamper(sender: int, msg: Message) -> Message:
@@ -264,12 +264,14 @@ def test_false_no_trump_claim_caught_by_the_audit() -> None:
         return msg
 
     tab = table(3, 36, seed=2, tamper=tamper)
-    tab.start()
+    # A signed "not me" without its proofs (issue 11 item 4): refused at once, naming the liar.
+    with pytest.raises(RemoteProtocolError, match="does not prove") as e:
+        tab.start()
     assert liar  # somebody held a trump and denied it
-    assert tab.host.t.first_attacker is not None
+    assert e.value.seat == liar[0]
+    assert tab.host.t.first_attacker is None
     report = finish_with_audit(tab)
-    assert liar[0] in report.guilty
-    assert any("no trump" in f.what for f in report.faults)
+    assert report.guilty == (liar[0],)
 
 
 def test_message_in_another_seats_name_and_a_wrong_key_reveal_refused() -> None:

@@ -139,7 +139,7 @@ def test_review_R_F2_a_later_game_audits_clean_with_its_previous_result() -> Non
     assert report.clean, report.faults
 
 
-def test_review_a_false_no_trump_claim_names_the_liar_not_the_seat_it_made_attack() -> None:
+def test_review_a_false_no_trump_claim_names_the_liar_and_makes_nobody_attack() -> None:
     liar: list[int] = []
 
     def tamper(sender: int, msg: Any) -> Any:
@@ -152,15 +152,16 @@ def test_review_a_false_no_trump_claim_names_the_liar_not_the_seat_it_made_attac
         return msg
 
     tab = table(3, 36, seed=2, tamper=tamper)
-    tab.start()
-    first = tab.host.t.first_attacker
-    assert liar and first is not None and first.seat != liar[0]
-    # The seat the protocol made first attacker attacks, as every engine at the table expects.
-    card = tab.players[first.seat].cards()[0]
-    action = {"seat": first.seat, "do": "attack", "cards": [str(card)]}
-    tab.play(first.seat, card, action)
+    # The claim carries no proof that the liar holds no such trump (issue 11 item 4): refused
+    # at once, so no seat is made first attacker by it; the signed claim, kept in the log,
+    # names the liar in the audit, and nobody else.
+    with pytest.raises(RemoteProtocolError) as e:
+        tab.start()
+    assert liar and e.value.seat == liar[0]
+    assert tab.host.t.first_attacker is None
+    tab.queue.clear()
     tab.reveal()
-    report = audit(dict(tab.record(), actions=[action]))
+    report = audit(tab.record())
     assert report.guilty == (liar[0],), report.faults
 
 

@@ -16,7 +16,7 @@ from localdurak.game.rules import Rules
 from localdurak.protocol.privacy.audit import audit
 from localdurak.protocol.privacy.events import HandDealt
 from localdurak.protocol.privacy.schedule import Setup
-from localdurak.protocol.table.replica import refill_due
+from localdurak.protocol.table.common import refill_due
 from tests.support.privacy_play import rngs
 from tests.support.privacy_sim import MemoryTable, dealt_deck
 

@@ -17,7 +17,7 @@ from localdurak.protocol.errors import AuthFailed, IllegalMove, NotYourTurn, Rep
 from localdurak.protocol.messages import PrivacyEvent
 from localdurak.protocol.privacy.audit import audit
 from localdurak.protocol.privacy.record import transcript_to_dict
-from localdurak.protocol.table.replica import SeatGame
+from localdurak.protocol.table.seat import SeatGame
 from tests.support.net_play import MemoryGame
 
 

@@ -174,6 +174,7 @@ class StaticSession:
         self.series = series or SeriesScore(durak=(0,) * game.seats)
         self.audit = AuditVerdict(AuditStatus.CLEAN)
         self.closing = False
+        self.aborted: tuple[int, str] | None = None
         self.seat_hold = 120.0
         self.lobby_view: LobbyView | None = None
         self.pairing_code = ""

@@ -11,7 +11,9 @@ from localdurak.game.bots import make_bot
 from localdurak.game.rules import Rules
 from localdurak.net.identity import EphemeralKey
 from localdurak.protocol.messages import GameStarted, PrivacyEvent
-from localdurak.protocol.table.replica import HostGame, SeatGame, Signed
+from localdurak.protocol.table.common import Signed
+from localdurak.protocol.table.host import HostGame
+from localdurak.protocol.table.seat import SeatGame
 
 
 class MemoryGame:

@@ -23,7 +23,7 @@ from localdurak.protocol.privacy.messages import Message, Shuffle, message_from_
 from localdurak.protocol.privacy.proofs import schnorr_prove
 from localdurak.protocol.privacy.roles import Host, Player
 from localdurak.protocol.privacy.transcript import shuffle_digest
-from localdurak.protocol.table.replica import refill_due, return_due
+from localdurak.protocol.table.common import refill_due, return_due
 
 Tap = Callable[[str, int, Message], None]
 """(direction "to_host" | "to_player", seat, message)."""

@@ -22,7 +22,7 @@ from localdurak.game.bots.base import (
 from localdurak.game.bots.normal import NormalBot
 from localdurak.game.bots.simple import GreedyBot, RandomBot
 from localdurak.game.bots.strong import DEFAULT_BUDGET_MS, Clock, StrongBot
-from localdurak.game.cards import beats
+from localdurak.game.cards import beats  # R-B5, once (cards.py)
 
 
 def make_bot(

@@ -61,7 +61,7 @@ in — never the instant the card appears.  A table without a person (no bot del
 benchmarks, headless) does not wait."""
 
 
-# --- rules knowledge a player has (R-B5: cards.beats), computed from the view alone ----
+# --- what a bot reads off a view ------------------------------------------------------
 
 
 def hand_mask(cards: Sequence[int]) -> int:

@@ -416,7 +416,9 @@ def _proven(t: Transcript, msg: Message) -> bool:
                 step = f"not-me/{msg.rank}" if msg.position < 0 else f"show-lowest/{msg.rank}"
                 extra = b""
             if msg.position < 0:
-                return schnorr_verify(y, msg.proof, t.ctx(msg.seat, step, (), extra))
+                # A "not me" carries its signature first, its proofs after (issue 11 item 4).
+                sig = msg.proof[:64] if isinstance(msg, Answer) else msg.proof
+                return schnorr_verify(y, sig, t.ctx(msg.seat, step, (), extra))
             ctx = t.ctx(msg.seat, step, (msg.position,), extra)
             if msg.position in t.public:
                 return schnorr_verify(y, msg.proof, ctx)

@@ -45,12 +45,14 @@ from .messages import (
     Shuffle,
     Strip,
 )
+from .notme import not_me_prove
 from .proofs import batch_dleq_prove, dleq_prove, schnorr_prove
 from .record import transcript_to_dict
 from .schedule import PUBLIC, Chunk, Setup
 from .shuffle import shuffle_prove
 from .transcript import (
     SEED_BYTES,
+    BadDecode,
     Transcript,
     seed_commitment,
     shuffle_digest,
@@ -352,15 +354,17 @@ class Player:
         cards: list[Card] = []
         for p, z in zip(chunk.positions, self.t.final_values(chunk), strict=True):
             try:
-                card = self.t.card_of(GROUP.mul(self._kinv, z))
+                value = GROUP.mul(self._kinv, z)
             except InvalidPoint as e:  # cannot pass a verified chain; named if it ever did
                 raise RemoteProtocolError(chunk.route[-1], str(e)) from None
+            card = self.t.card_of(value)
             if card is None or card in self.hand.values() or card in self.t.public.values():
-                raise RemoteProtocolError(
-                    None,
-                    f"our card at position {p} is not a card of the deck: a shuffle was "
-                    "dishonest (reveal the keys; the audit names the seat)",
-                )
+                # Cannot happen after the proofs of shuffle and of every layer removal (all
+                # checked by now); a last guard.  We prove what we saw without our key: a
+                # DLEQ that z = k·value (issue 11 item 2), so nobody can blame us for it.
+                ctx = self.t.ctx(self.seat, f"bad-decode/{p}", (p,))
+                proof = dleq_prove(self._rng, self._k, self.key, value, z, ctx)
+                raise BadDecode(p, value, proof)
             self.hand[p] = card
             cards.append(card)
         self._dealt_batches.add(chunk.batch)
@@ -386,8 +390,17 @@ class Player:
             ctx = t.ctx(self.seat, f"show-lowest/{rank}", (p,))
             proof = dleq_prove(self._rng, self._k, self.key, CARD_POINTS[card], z, ctx)
             return [Answer(self.seat, rank, p, int(card), proof)]
+        # "Not me": signed, and proven for every card the deal gave us face down (issue 11
+        # item 4, privacy/notme.py).
         ctx = t.ctx(self.seat, f"not-me/{rank}")
-        return [Answer(self.seat, rank, -1, -1, schnorr_prove(self._rng, self._k, self.key, ctx))]
+        parts = [schnorr_prove(self._rng, self._k, self.key, ctx)]
+        m = CARD_POINTS[card]
+        km = GROUP.mul(self._k, m)
+        for q in t.hidden_deal_positions(self.seat):
+            _, z = t.position_value(q)
+            qctx = t.ctx(self.seat, f"not-me/{rank}", (q,))
+            parts.append(not_me_prove(self._rng, self._k, self.key, km, m, z, qctx))
+        return [Answer(self.seat, rank, -1, -1, b"".join(parts))]
 
 
 # --- the host -------------------------------------------------------------------------------

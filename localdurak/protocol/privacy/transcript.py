@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from typing import Any, NoReturn
 
 from ...game.cards import CARDS, Card, Suit, deck_cards
-from ..errors import LocalProtocolError, RemoteProtocolError
+from ..errors import Cheated, LocalProtocolError, RemoteProtocolError
 from .cardpoints import CARD_POINTS
 from .events import FirstAttacker
 from .group import GROUP, InvalidPoint, InvalidScalar, Point, Scalar
@@ -35,6 +35,8 @@ from .messages import (
     Strip,
     canonical,
 )
+from .notme import PROOF_BYTES as NOT_ME_BYTES
+from .notme import not_me_verify
 from .proofs import (
     Context,
     batch_dleq_verify,
@@ -59,9 +61,14 @@ _CARD_ACTIONS = frozenset({"attack", "cover", "transfer", "show"})
 """The actions (records.md ``do``) that put a card on the table or show it: `Play` only."""
 
 
+def _is_card_action(action: Mapping[str, Any]) -> bool:
+    do = action.get("do")
+    return isinstance(do, str) and do in _CARD_ACTIONS
+
+
 def _names(action: Mapping[str, Any], card: Card) -> bool:
     """Whether a signed action (records.md form) plays or shows ``card``."""
-    if action.get("do") not in _CARD_ACTIONS:
+    if not _is_card_action(action):
         return False
     cards = action.get("cards")
     return action.get("card") == str(card) or (isinstance(cards, list) and str(card) in cards)
@@ -112,6 +119,36 @@ def signed_action(index: int, action: Mapping[str, Any]) -> bytes:
         # Bytes, a set, a nesting too deep: nothing JSON can sign.  In `Transcript.accept` this
         # becomes the sender's fault, never a TypeError that escapes the state machine.
         raise LocalProtocolError("the action is not a JSON object, it cannot be signed") from None
+
+
+class BadDecode(Cheated):
+    """Our own layer removed, a position of our hand is no card of the deck (or a card twice):
+    some stage or layer removal was dishonest — which, the keys tell (the audit).  Carries the
+    evidence, a DLEQ that the position's value is ``k·value`` under our committed key, so the
+    seat that saw it proves it without revealing its key (`check_bad_decode`)."""
+
+    def __init__(self, position: int, value: Point, proof: bytes) -> None:
+        super().__init__(
+            None,
+            f"our card at position {position} is not a card of the deck: a shuffle or a layer "
+            "removal was dishonest (the audit, with the keys, names the seat)",
+        )
+        self.position = position
+        self.value = value
+        self.proof = proof
+
+
+def check_bad_decode(t: Transcript, seat: int, position: int, value: Point, proof: bytes) -> bool:
+    """Whether ``seat`` proved that its layer over ``position`` hides ``value`` and that
+    ``value`` is no card of the deck (its claim of a bad decode holds)."""
+    try:
+        if t.schedule.holder.get(position) != seat or t.card_of(value) is not None:
+            return False
+        _, z = t.position_value(position)
+        ctx = t.ctx(seat, f"bad-decode/{position}", (position,))
+        return dleq_verify(t.key_of(seat), value, z, proof, ctx)
+    except (RemoteProtocolError, LocalProtocolError):
+        return False
 
 
 # --- the public state -----------------------------------------------------------------------
@@ -357,9 +394,7 @@ class Transcript:
         self.decks.append(msg.deck)
         self.shuffle_proofs.append(msg.shuffle_proof)
         if len(set(msg.deck)) != len(msg.deck):
-            self._refuse_stage(
-                msg, j, RemoteProtocolError(msg.seat, "its shuffled deck holds a card twice")
-            )
+            self._refuse_stage(msg, j, Cheated(msg.seat, "its shuffled deck holds a card twice"))
         if not verify or self.legacy_shuffles:
             self.shuffles_verified.add(j)  # our own stage; or the audit judges it by the keys
         elif not defer:
@@ -391,7 +426,7 @@ class Transcript:
             self.key_of(j), before, self.decks[j], self.shuffle_proofs[j], self.shuffle_ctx(j)
         )
         if not ok:
-            raise RemoteProtocolError(
+            raise Cheated(
                 j,
                 "its shuffle stage is not a permutation of the deck it received under its "
                 "committed key (the proof of shuffle fails)",
@@ -522,7 +557,7 @@ class Transcript:
                 self.ctx(seat, strip_step(chunk), chunk.positions),
             )
         if not ok:
-            raise RemoteProtocolError(
+            raise Cheated(
                 seat, f"its layer removal for positions {list(chunk.positions)} has a wrong proof"
             )
         self.verified.add((chunk.key, d))
@@ -535,7 +570,7 @@ class Transcript:
     def next_unverified(self) -> tuple[Chunk, int] | None:
         """A strip of a complete chunk not verified yet (the earliest), or None.  A player
         verifies these while the table is quiet
-        (`localdurak.protocol.table.replica.SeatGame.verify_ahead`) instead of at the first play
+        (`localdurak.protocol.table.seat.SeatGame.verify_ahead`) instead of at the first play
         from the chunk, which is on everybody's path to the
         screen; what they prove is the same."""
         batches = self.schedule.batches
@@ -646,11 +681,15 @@ class Transcript:
         assert self.trump_suit is not None
         card = Card.of(rank, self.trump_suit)
         if msg.position < 0:
-            ok = not verify or schnorr_verify(
-                self.key_of(msg.seat), msg.proof, self.ctx(msg.seat, f"not-me/{rank}")
-            )
-            if not ok:
-                raise RemoteProtocolError(msg.seat, "its 'not me' claim is not signed by its key")
+            if verify:
+                try:
+                    self._check_not_me(msg.seat, rank, card, msg.proof)
+                except Cheated:
+                    # Signed by its seat: the false claim stays in the log as the evidence that
+                    # names it (the audit replays it), and the game stops here.
+                    if self.keep_evidence:
+                        self.log.append(msg)
+                    raise
         else:
             if msg.card != card:
                 raise RemoteProtocolError(msg.seat, f"showed {CARDS[msg.card % 52]} for {card}")
@@ -668,6 +707,50 @@ class Transcript:
                 self.rf1_step += 1
                 if self.rf1_step >= len(self.rf1_plan):
                     self.first_attacker = self.rf1_fallback
+
+    def hidden_deal_positions(self, seat: int) -> tuple[int, ...]:
+        """The positions the deal gave ``seat`` face down (its chunk of batch 0)."""
+        chunk = self.schedule.chunk(0, seat) if self.schedule.batches else None
+        return () if chunk is None else chunk.positions
+
+    def _check_not_me(self, seat: int, rank: int, card: Card, proof: bytes) -> None:
+        """R-F1 "not me" (issue 11 item 4): the seat's Schnorr signature of the claim (so a
+        false one is evidence against it), then, for every position the deal gave it face
+        down, a proof that its layer there hides no ``card`` (privacy/notme.py).  A record of
+        format /2 has the signature alone (the audit checks the claim with the keys)."""
+        y = self.key_of(seat)
+        if not schnorr_verify(y, proof[:64], self.ctx(seat, f"not-me/{rank}")):
+            raise RemoteProtocolError(seat, "its 'not me' claim is not signed by its key")
+        if self.legacy_shuffles:
+            return
+        positions = self.hidden_deal_positions(seat)
+        if len(proof) != 64 + NOT_ME_BYTES * len(positions):
+            raise Cheated(seat, f"its 'not me' for {card} does not prove every card it holds")
+        m = CARD_POINTS[card]
+        chunk = self.schedule.chunk(0, seat)
+        if chunk is None or not self.complete(chunk):
+            raise RemoteProtocolError(seat, "a 'not me' before its hand was dealt")
+        # The values as the chunk's strips left them, their chain not checked here: a wrong
+        # removal is still found (ahead of the plays, or at the first play from the chunk)
+        # and names its stripper; checking every chain now would put every hand's strips on
+        # the way to the first attack.
+        values = dict(zip(chunk.positions, self.final_values(chunk), strict=True))
+        for i, p in enumerate(positions):
+            z = values[p]
+            part = proof[64 + i * NOT_ME_BYTES : 64 + (i + 1) * NOT_ME_BYTES]
+            if not not_me_verify(y, m, z, part, self.ctx(seat, f"not-me/{rank}", (p,))):
+                raise Cheated(
+                    seat,
+                    f"claimed not to hold {card} (R-F1, lowest trump) but cannot prove it for "
+                    f"position {p}: a false 'not me'",
+                )
+
+    def claimed_not_to_hold(self, seat: int, card: Card) -> bool:
+        """Whether ``seat`` signed an R-F1 "not me" for ``card``."""
+        t = self.trump_suit
+        return t is not None and any(
+            a.seat == seat and Card.of(a.rank, t) == card for a in self.claims
+        )
 
     # --- play and show ------------------------------------------------------------------
 
@@ -703,6 +786,14 @@ class Transcript:
             raise RemoteProtocolError(
                 seat, f"played {card} from position {position}, which was not dealt to it"
             )
+        if position in self.hidden_deal_positions(seat) and self.claimed_not_to_hold(seat, card):
+            # A card dealt before its R-F1 "not me" for it (issue 11 item 4): the signed claim
+            # was false.  (One drawn later may be played: the claim was about the deal.)
+            raise Cheated(
+                seat,
+                f"played {card}, which it claimed not to hold (R-F1, lowest trump): "
+                "a false 'not me'",
+            )
         if card in self.on_table or card in self.discarded or card in self.taken:
             raise RemoteProtocolError(seat, f"played {card}, which was already played")
         if position in self.played_positions:
@@ -729,7 +820,7 @@ class Transcript:
     ) -> None:
         _, z = self.position_value(position)
         if not dleq_verify(self.key_of(seat), CARD_POINTS[card], z, proof, ctx):
-            raise RemoteProtocolError(
+            raise Cheated(
                 seat,
                 f"played {card} from position {position} with a wrong proof: "
                 "not the card it was dealt there",
@@ -784,7 +875,7 @@ class Transcript:
 
     def _act(self, msg: Act, verify: bool) -> None:
         self._index(msg.seat, msg.index)
-        if msg.action.get("do") in _CARD_ACTIONS:
+        if _is_card_action(msg.action):
             raise RemoteProtocolError(
                 msg.seat, f"a {msg.action.get('do')} needs its card played with a proof, not an act"
             )

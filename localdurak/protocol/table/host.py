@@ -1,0 +1,250 @@
+"""The host's authority over one game (`HostGame`): the privacy `Host` (no secret) and the
+engine on public information (``Game.hidden`` with ``viewer=None``).  It accepts a seat's
+command or refuses it with a `ProtocolError` for the sender alone, and keeps what the record
+needs to bind the game to the people who played (their signed steps and counters).
+
+Sans-I/O; used by the asyncio host (localdurak.net.host).  What it shares with the seat's
+replica is in table/common.py.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+from localdurak.game.actions import Action, Do, IllegalAction
+from localdurak.game.engine import Game
+from localdurak.protocol.errors import (
+    BadMessage,
+    Cheated,
+    IllegalMove,
+    NotYourTurn,
+    RemoteProtocolError,
+)
+from localdurak.protocol.messages import GameStarted, Privacy
+from localdurak.protocol.privacy.messages import Message as PMessage
+from localdurak.protocol.privacy.messages import (
+    Refill,
+)
+from localdurak.protocol.privacy.record import with_identity
+from localdurak.protocol.privacy.roles import Host
+from localdurak.protocol.signing import verify_action
+from localdurak.protocol.table.common import (
+    GAME_STEPS,
+    Counters,
+    action_of,
+    begin_game,
+    decode_body,
+    refill_due,
+    refusal,
+    return_due,
+    setup_for,
+    signed_setup,
+    step_of,
+)
+
+
+@dataclass
+class Accepted:
+    """What the host relays for one accepted command: the signed steps (in order) and the
+    privacy messages it accepted into the transcript (for the journal)."""
+
+    relay: list[tuple[int, Privacy]]
+    """(seat, command) pairs to relay as `PrivacyEvent`, in order."""
+    action: Action | None = None
+    refill: Refill | None = None
+
+
+class HostGame:
+    """The host's authority over one game: verifies, orders, relays; holds no secret."""
+
+    def __init__(self, started: GameStarted) -> None:
+        self.started = started
+        self.setup = setup_for(started)
+        # Strip proofs are verified beside the relaying (`verify_idle`), not before it: the
+        # host is on every step's path, and each player verifies what it strips or decodes
+        # anyway; a play is still checked on the spot (its chunk's chain is verified then).
+        self.privacy = Host(self.setup, defer_verification=True)
+        self.game: Game | None = None
+        self.counters = Counters([-1] * len(started.keys))
+        self._waiting: dict[int, tuple[int, Privacy]] = {}
+        """id(privacy message) -> (seat, command): held by the privacy host, not relayed yet."""
+        self.accepted_log: list[PMessage] = []
+        self.received: dict[tuple[int, int], bytes] = {}
+        """(seat, n) -> signature of each accepted command (an identical resend is ignored)."""
+        self.cheat: Cheated | None = None
+        """The first check of the host's that proved a seat cheated (`verify_idle`)."""
+        self.steps: list[dict[str, Any]] = []
+        """Every accepted signed step in the host's order, for the record (records.md
+        ``privacy.identity.steps``): its seat, counter, step, signature, and the positions of
+        its privacy messages in the transcript's log."""
+        self.refused_steps: list[tuple[int, int]] = []
+        """(seat, n) of each signed step refused after its signature and counter checked: the
+        gaps in a seat's counters that the record explains."""
+
+    @property
+    def seats(self) -> int:
+        return len(self.started.keys)
+
+    @property
+    def bound(self) -> bytes:
+        """What the seats' signatures bind besides the step (`signed_setup`)."""
+        return signed_setup(self.started)
+
+    def duplicate(self, seat: int, cmd: Privacy) -> bool:
+        """An identical resend of a command already accepted (a reconnecting client)."""
+        return self.received.get((seat, cmd.n)) == cmd.sig
+
+    def receive(self, seat: int, cmd: Privacy) -> Accepted:
+        """Accept seat ``seat``'s signed step or raise the `ProtocolError` to send back."""
+        try:
+            if cmd.game != self.started.game:
+                raise BadMessage("a privacy step for another game")
+            verify_action(
+                self.started.keys[seat],
+                cmd.sig,
+                game=self.bound,
+                seat=seat,
+                n=cmd.n,
+                kind=cmd.step,
+                body=cmd.body,
+            )
+            # The counter before anything else: a replayed command is refused as a replay.
+            self.counters.check(seat, cmd.n)
+            self.counters.advance(seat, cmd.n)
+            return self._receive(seat, cmd)
+        except BaseException:
+            self.refuse(seat, cmd.n)
+            raise
+
+    def refuse(self, seat: int, n: int) -> None:
+        """Note that seat ``seat``'s command ``n`` was refused: the record explains the gap it
+        leaves in the seat's counters (the host's word, `with_identity`)."""
+        steps = getattr(self, "refused_steps", None)
+        if steps is None:  # a game saved before the record carried refusals
+            steps = self.refused_steps = []
+        if (seat, n) not in steps and (seat, n) not in self.received:
+            steps.append((seat, n))
+
+    def _receive(self, seat: int, cmd: Privacy) -> Accepted:
+        msgs = decode_body(cmd.body, seat)
+        if step_of(msgs) != cmd.step:
+            raise BadMessage(f"step {cmd.step!r} carries {msgs[0].KIND!r} messages")
+        action: Action | None = None
+        g = self.game
+        if cmd.step in GAME_STEPS:
+            action = action_of(msgs)
+            if g is None or not self.privacy.t.deal_complete():
+                # Not before every hand of the deal is complete: a seat whose hand is still
+                # on its ring pass has no engine yet to follow the play with.
+                raise NotYourTurn("the cards are still being dealt")
+            if g.result is not None:
+                raise NotYourTurn("the game is over")
+            try:
+                g.check(action)
+            except IllegalAction as e:
+                # Not his turn when nothing is open to him; the host's engine does not know
+                # the hands, though, so the main attacker, who may open with any card of his,
+                # lists nothing either (unless a card of his was shown): his is a wrong move.
+                if (
+                    not g.legal_actions(seat)
+                    and seat != g.attacker
+                    and action.do is not Do.CHALLENGE
+                ):
+                    raise NotYourTurn(f"not your turn: {e.reason}", rule=e.rule) from None
+                raise IllegalMove(str(e), rule=e.rule) from None
+        # Card privacy: every message checked before any is accepted (a multi-card attack is
+        # all or nothing), then accepted for real.
+        if len(msgs) > 1:
+            trial = copy.deepcopy(self.privacy)
+            try:
+                for m in msgs:
+                    trial.receive(seat, m)
+            except RemoteProtocolError as e:
+                self.privacy.refused.extend(trial.refused[len(self.privacy.refused) :])
+                raise refusal(e, "card privacy refused it") from None
+        out: list[tuple[int, PMessage]] = []
+        at: list[int] = []
+        try:
+            for m in msgs:
+                # Every proof, even one that only says who sent it: the record keeps the
+                # transcript without the identity signatures, so its audit could not tell a
+                # seat's bad proof from the host's forgery (the players may skip these,
+                # `SeatGame.receive`).
+                out += self.privacy.receive(seat, m)
+                self.accepted_log.append(m)
+                at.append(len(self.privacy.t.log) - 1)
+        except RemoteProtocolError as e:
+            raise refusal(e, "card privacy refused it") from None
+        self.received[(seat, cmd.n)] = cmd.sig
+        self.steps.append({"seat": seat, "n": cmd.n, "step": cmd.step, "sig": cmd.sig, "at": at})
+        for m in msgs:
+            self._waiting[id(m)] = (seat, cmd)
+        relay: list[tuple[int, Privacy]] = []
+        seen: set[int] = set()
+        for _, m in out:
+            entry = self._waiting.pop(id(m), None)
+            if entry is not None and id(entry[1]) not in seen:
+                seen.add(id(entry[1]))
+                relay.append(entry)
+        result = Accepted(relay, action)
+        if action is not None:
+            assert g is not None
+            outcome = g.apply(action)
+            refill = refill_due(outcome)
+            if refill is not None:
+                seats, taker, taken = refill
+                self.privacy.refill(seats, None if taker < 0 else taker, taken)
+                last = self.privacy.t.log[-1]
+                assert isinstance(last, Refill)
+                result.refill = last
+                self.accepted_log.append(last)
+            back = return_due(outcome)
+            if back is not None:
+                self.privacy.return_cards(*back)
+                self.accepted_log.append(self.privacy.t.log[-1])
+        if self.game is None:
+            t = self.privacy.t
+            if t.final_deck is not None and t.trump_suit is None and t.schedule.batches:
+                t.ensure_public()  # the trump card, once its chunk is complete (verified)
+            self.game = begin_game(self.started, self.setup, t, None, None, [])
+        return result
+
+    @property
+    def idle_work(self) -> bool:
+        """Whether relayed steps wait for `verify_idle`."""
+        return self.privacy.pending > 0
+
+    def verify_idle(self, limit: int | None = None) -> str | None:
+        """Verify what was relayed unverified (at most ``limit`` steps); the fault (recorded
+        in the transcript's refusals, so the audit names the seat) or None.  A fault that
+        proves a seat cheated stays in `cheat` (the host aborts the game naming it)."""
+        try:
+            self.privacy.verify_pending(limit)
+        except RemoteProtocolError as e:
+            if isinstance(e, Cheated) and e.seat is not None and self.cheat is None:
+                self.cheat = e
+            return str(e)
+        return None
+
+    def all_revealed(self) -> bool:
+        return all(k is not None for k in self.privacy.t.revealed)
+
+    def transcript(self) -> dict[str, Any]:
+        """The record's ``"privacy"`` value: the transcript, and what binds it to the people
+        who played (`localdurak.protocol.privacy.record.with_identity`)."""
+        self.verify_idle()  # everything verified before the record is written
+        st = self.started
+        return with_identity(
+            self.privacy.transcript(),
+            game=st.game,
+            number=st.number,
+            rules=st.rules.non_defaults(),
+            dealer=st.dealer,
+            names=st.names,
+            keys=st.keys,
+            previous=st.previous.to_dict() if st.previous is not None else None,
+            steps=getattr(self, "steps", []),
+            refused=getattr(self, "refused_steps", []),
+        )
