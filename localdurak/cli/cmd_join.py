@@ -20,6 +20,7 @@ import signal
 import sys
 from typing import Any
 
+from localdurak.cli import pinning
 from localdurak.cli.i18n import _
 from localdurak.cli.logs import setup_logging
 from localdurak.cli.options import client_parent
@@ -28,6 +29,7 @@ from localdurak.net.api import TableError
 from localdurak.net.client import Address, ClientSession, play_as_bot
 from localdurak.net.discovery import DiscoveryUnavailable, TableBrowser
 from localdurak.net.identity import IdentityError, load_or_create
+from localdurak.net.known_hosts import HostChanged
 
 
 def register(subparsers: Any) -> None:
@@ -88,9 +90,9 @@ class NoSuchTable(TimeoutError):
         self.seen = seen
 
 
-async def find(table: str | None, timeout: float) -> Address:
-    """The first table whose name contains ``table`` (any table when None); `NoSuchTable`
-    with the tables seen meanwhile."""
+async def find(table: str | None, timeout: float) -> tuple[Address, str]:
+    """The first table whose name contains ``table`` (any table when None), and its name;
+    `NoSuchTable` with the tables seen meanwhile."""
     async with TableBrowser() as browser:
         want = (table or "").casefold()
         try:
@@ -100,7 +102,7 @@ async def find(table: str | None, timeout: float) -> Address:
         except TimeoutError:
             raise NoSuchTable(sorted({t.name for t in browser.tables})) from None
         t = next(t for t in tables if want in t.name.casefold() and t.compatible)
-        return Address(t.addresses[0], t.port, t.fingerprint, tuple(t.addresses[1:]))
+        return Address(t.addresses[0], t.port, t.fingerprint, tuple(t.addresses[1:])), t.name
 
 
 def run(args: argparse.Namespace) -> int:
@@ -122,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
     except IdentityError as e:
         print(f"localdurak join: {e}", file=sys.stderr)
         return 1
+    name = ""
     if args.address is not None:
         try:
             address = Address.parse(args.address, args.fingerprint)
@@ -140,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
             flush=True,
         )
         try:
-            address = asyncio.run(find(args.table, args.timeout))
+            address, name = asyncio.run(find(args.table, args.timeout))
         except DiscoveryUnavailable as e:
             print(f"localdurak join: {e}", file=sys.stderr)
             return 1
@@ -156,13 +159,19 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 1
+    try:
+        # Trust on first use (issue 13 item 10); --fingerprint accepts a new one knowingly.
+        pinning.pin(address, name, accept=args.fingerprint is not None)
+    except HostChanged as e:
+        print("localdurak join: " + pinning.changed_text(e), file=sys.stderr)
+        return 1
     if args.bot:
-        name = args.name or f"Bot {random.randrange(1000)}"
+        player = args.name or f"Bot {random.randrange(1000)}"
     else:
         from localdurak.cli import settings
 
-        name = settings.player_name(args.name)
-    return asyncio.run(_play(identity, name, address, args))
+        player = settings.player_name(args.name)
+    return asyncio.run(_play(identity, player, address, args))
 
 
 async def _play_person(session: ClientSession, ascii_only: bool = False) -> int:
@@ -177,6 +186,10 @@ async def _play_person(session: ClientSession, ascii_only: bool = False) -> int:
             await join_table(session)
             break
         except TableError as e:
+            moved = pinning.changed(session.address, e)
+            if moved is not None:
+                print("localdurak join: " + pinning.changed_text(moved), file=sys.stderr)
+                return 1
             if not e.pin_wanted:
                 print(f"localdurak join: {e.reason}", file=sys.stderr)
                 return 1
@@ -186,6 +199,7 @@ async def _play_person(session: ClientSession, ascii_only: bool = False) -> int:
             print(f"localdurak join: {e.reason}", file=sys.stderr)
             pin = await asyncio.to_thread(getpass.getpass, "PIN: ")
             session = ClientSession(session.identity, session.name, session.address, pin=pin)
+    pinning.remember(session)
     try:
         app = DurakApp(session=session, ascii_only=ascii_only)
         return await app.run_async()
@@ -202,10 +216,15 @@ async def _play(identity: Any, name: str, address: Address, args: argparse.Names
     try:
         await session.async_join()  # the bot says ready by itself, game after game
     except TableError as e:
+        moved = pinning.changed(address, e)
+        if moved is not None:
+            print("localdurak join: " + pinning.changed_text(moved), file=sys.stderr)
+            return 1
         # A script (join --bot) cannot be asked for the PIN: say how to give it.
         hint = "; give it with --pin" if e.pin_wanted else ""
         print(f"localdurak join: {e.reason}{hint}", file=sys.stderr)
         return 1
+    pinning.remember(session)
     _print(
         {"event": "joined", "seat": session.my_seat, "address": f"{address.host}:{address.port}"}
     )

@@ -565,10 +565,12 @@ class Lobby:
         self._say(_("Joining {name}…").format(name=label))
 
         async def go() -> None:
+            from localdurak.cli import pinning
             from localdurak.cli.netplay import join_table
             from localdurak.net.api import TableError
             from localdurak.net.client import ClientSession
             from localdurak.net.identity import IdentityError, load_or_create
+            from localdurak.net.known_hosts import HostChanged
 
             try:
                 try:
@@ -576,15 +578,26 @@ class Lobby:
                 except IdentityError as e:
                     self._say(str(e))
                     return
+                try:
+                    # Trust on first use (issue 13 item 10): a known table, changed, is refused.
+                    pinning.pin(address, label)
+                except HostChanged as e:
+                    self._say(pinning.changed_text(e))
+                    return
                 session = ClientSession(identity, self.name, address, pin=pin)
                 try:
                     await join_table(session)
                 except TableError as e:
+                    moved = pinning.changed(address, e, label)
+                    if moved is not None:
+                        self._say(pinning.changed_text(moved))
+                        return
                     if e.pin_wanted:
                         self.ask_pin(address, label, _("Wrong PIN: try again.") if pin else "")
                         return
                     self._say(_("Cannot join {name}: {reason}").format(name=label, reason=e.reason))
                     return
+                pinning.remember(session)
                 self.message = ""
                 assert self.app is not None
                 self.app.open_table(session)

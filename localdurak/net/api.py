@@ -189,12 +189,17 @@ class LobbyView:
 
 class TableError(Exception):
     """The table refused us or failed (joining, an owner command, the connection): ``reason``
-    is for the player to read; ``pin_wanted``: the table asks for a (another) PIN."""
+    is for the player to read; ``pin_wanted``: the table asks for a (another) PIN;
+    ``fingerprint_shown``: the host showed another certificate than the one pinned (its
+    fingerprint), nothing was sent to it."""
 
-    def __init__(self, reason: str, *, pin_wanted: bool = False) -> None:
+    def __init__(
+        self, reason: str, *, pin_wanted: bool = False, fingerprint_shown: str | None = None
+    ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.pin_wanted = pin_wanted
+        self.fingerprint_shown = fingerprint_shown
 
 
 @runtime_checkable

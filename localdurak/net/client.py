@@ -56,6 +56,7 @@ from localdurak.net.table_store import fsync_paths, write_atomic
 from localdurak.net.transport import (
     Channel,
     ConnectionClosed,
+    FingerprintMismatch,
     client_handshake,
     connect_any,
     keepalive,
@@ -273,8 +274,12 @@ class ClientSession:
     def connection(self) -> ConnectionState:
         if self.closed:
             return ConnectionState.CLOSED
+        if self.paused is not None:
+            # Until we are back at the resumed table (the old channel may not be closed yet
+            # when the host's paused Bye arrives: the friend's screen said "connected").
+            return ConnectionState.PAUSED
         if self.channel is None or self.channel.closed:
-            return ConnectionState.RECONNECTING if self.paused is None else ConnectionState.PAUSED
+            return ConnectionState.RECONNECTING
         return ConnectionState.CONNECTED
 
     @property
@@ -370,7 +375,10 @@ class ClientSession:
                 await self.close()
             if isinstance(e, (ProtocolError, ConnectionError, OSError, TimeoutError)):
                 reason = str(e) or type(e).__name__
-                raise TableError(reason, pin_wanted=isinstance(e, BadPin)) from None
+                shown = e.actual if isinstance(e, FingerprintMismatch) else None
+                raise TableError(
+                    reason, pin_wanted=isinstance(e, BadPin), fingerprint_shown=shown
+                ) from None
             raise
 
     async def async_run(self) -> None:

@@ -3,7 +3,13 @@
 A small JSON file in the data directory (0600): fingerprint → table name, the addresses it
 was reached at, when it was last seen, and whether a person confirmed the pairing code.
 A client that joins by ``--address`` without a fingerprint pins the one remembered for that
-address, and warns loudly when a known table's name now comes with another fingerprint.
+address, and refuses a known table that now comes with another fingerprint (`HostChanged`,
+trust on first use keyed by the host device's fingerprint, issue 13 item 10): the message
+says what changed and how to accept the new one knowingly (``--fingerprint``).
+
+reading: "a known table" is a table this device played at before, found again at the same
+address (host:port), or under the same name on the same machine (host): a new port after a
+restart is the same table; another name on the same machine is another table.
 """
 
 from __future__ import annotations
@@ -18,6 +24,17 @@ from localdurak.net.identity import data_dir, normalize_fingerprint
 
 FILE: Final = "known_hosts.json"
 MAX_ADDRESSES: Final = 8
+
+
+class HostChanged(Exception):
+    """A table this device knows shows another certificate than the one it trusted."""
+
+    def __init__(self, name: str, where: str, old: str, new: str) -> None:
+        self.name, self.where, self.old = name, where, old
+        self.new = normalize_fingerprint(new)
+        super().__init__(
+            f"{name} at {where} shows another certificate than the one this device trusted"
+        )
 
 
 @dataclass
@@ -64,6 +81,27 @@ class KnownHosts:
         matches = [h for h in self.hosts.values() if address in h.addresses]
         return max(matches, key=lambda h: h.last_seen, default=None)
 
+    def known_as(self, *, where: str, name: str) -> KnownHost | None:
+        """The host this device knows at ``where`` ("host:port"), else the one of that table
+        name on the same machine (a restarted table may listen on another port)."""
+        host = self.for_address(where)
+        if host is not None:
+            return host
+        machine = where.rsplit(":", 1)[0]
+        same = [
+            h
+            for h in self.hosts.values()
+            if h.name == name and any(a.rsplit(":", 1)[0] == machine for a in h.addresses)
+        ]
+        return max(same, key=lambda h: h.last_seen, default=None)
+
+    def check(self, *, where: str, name: str, fingerprint: str) -> None:
+        """Trust on first use: raise `HostChanged` when the table known at ``where`` (or by
+        ``name`` on that machine) had another fingerprint."""
+        known = self.known_as(where=where, name=name)
+        if known is not None and known.fingerprint != normalize_fingerprint(fingerprint):
+            raise HostChanged(name or known.name, where, known.fingerprint, fingerprint)
+
     def remember(
         self,
         fingerprint: str,
@@ -82,6 +120,9 @@ class KnownHosts:
         if address is not None:
             host.addresses = [address, *(a for a in host.addresses if a != address)]
             del host.addresses[MAX_ADDRESSES:]
+            for other in self.hosts.values():  # an accepted new certificate replaces the old
+                if other.fingerprint != fp and address in other.addresses:
+                    other.addresses.remove(address)
         self.hosts[fp] = host
         self.save()
         return host
