@@ -459,17 +459,17 @@ class DurakApp:
             pogony = bigtext.pogony(result.pogony, rank, ascii_only=self.ascii_only)
             room = w - 4 - (max((len(p) for p in pogony), default=0) + 3 if pogony else 0)
             letters = bigtext.big(who, ascii_only=self.ascii_only, max_width=max(10, room))
-            wide = max(len(r) for r in letters)
-            # R-B15: the epaulettes drawn beside the durak's name.
-            for i, row in enumerate(letters):
-                out.append(("class:big", "  " + row.ljust(wide)))
-                j = i - (len(letters) - len(pogony))
-                if pogony and 0 <= j < len(pogony):
-                    out.append(("class:pogony", "   " + pogony[j]))
+            wide = max(table.width(r) for r in letters)  # cells: a Chinese name takes two
+            # R-B15: the epaulettes drawn beside the durak's name, bottoms aligned (a name
+            # that fell back to one line stands beside their last row).
+            rows = max(len(letters), len(pogony))
+            names = [""] * (rows - len(letters)) + letters
+            shoulders = [""] * (rows - len(pogony)) + pogony
+            for row, epaulette in zip(names, shoulders, strict=True):
+                out.append(("class:big", "  " + table.pad(row, wide)))
+                if epaulette:
+                    out.append(("class:pogony", "   " + epaulette))
                 out.append(("", "\n"))
-            if len(letters) < len(pogony):  # the name fell back to one line
-                for row in pogony[len(letters) :]:
-                    out += [("class:pogony", "  " + " " * wide + "   " + row), ("", "\n")]
             out.append(("", "\n"))
             if s.seat in result.durak:
                 line = _("You are the durak!")

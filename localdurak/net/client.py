@@ -274,8 +274,12 @@ class ClientSession:
     def connection(self) -> ConnectionState:
         if self.closed:
             return ConnectionState.CLOSED
+        if self.paused is not None:
+            # Until we are back at the resumed table (the old channel may not be closed yet
+            # when the host's paused Bye arrives: the friend's screen said "connected").
+            return ConnectionState.PAUSED
         if self.channel is None or self.channel.closed:
-            return ConnectionState.RECONNECTING if self.paused is None else ConnectionState.PAUSED
+            return ConnectionState.RECONNECTING
         return ConnectionState.CONNECTED
 
     @property
