@@ -43,7 +43,8 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
 def fill(disk: Path) -> Path:
     """Take every free byte of ``disk``."""
     filler = disk / "filler"
-    with open(filler, "wb") as f, contextlib.suppress(OSError):
+    # The suppress outside: closing the file flushes what is left, which fails too.
+    with contextlib.suppress(OSError), open(filler, "wb") as f:
         while True:
             f.write(b"\0" * 65536)
             f.flush()
