@@ -15,6 +15,9 @@ Three kinds of message (docs/protocol.md §2):
   which increases by exactly one per event; a client that reconnects says the last one it saw;
 - *control* messages (hello, authentication, ping, bye, error, ack) are neither.
 
+Its length (over 700 lines) is the catalogue itself: one small dataclass per message type, each
+with its schema and docstring, and nothing else; splitting it would only scatter the list.
+
 Card-privacy steps travel as `Privacy` / `PrivacyEvent`: the body is opaque here (plain msgpack
 values only, checked by `check_plain`); `localdurak.protocol.privacy` defines and checks it.
 """
@@ -659,6 +662,34 @@ class TableClosed(Message):
     reason: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class Notice(Message):
+    """Trouble on the host's side that every screen shows: ``problem`` says what (the host
+    cannot save: a full or read-only disk), "" that it is over."""
+
+    TYPE = "notice"
+    SENDER = Role.HOST
+    KIND = Kind.EVENT
+    SCHEMA = schema({"seq": SEQ, "problem": Str(200)})
+    seq: int
+    problem: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Clock(Message):
+    """The move clock (``--move-time``): the table waits for ``seat``, which has ``seconds``
+    to act before it forfeits (as a dropped player after the hold); ``seat`` None: no clock
+    runs now."""
+
+    TYPE = "clock"
+    SENDER = Role.HOST
+    KIND = Kind.EVENT
+    SCHEMA = schema({"seq": SEQ, "seat": Opt(SEAT), "seconds": Int(0, 86400)})
+    seq: int
+    seat: int | None = None
+    seconds: int = 0
+
+
 MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
     cls.TYPE: cls
     for cls in (
@@ -686,6 +717,8 @@ MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
         Closing,
         GameOver,
         TableClosed,
+        Notice,
+        Clock,
     )
 }
 
