@@ -410,7 +410,7 @@ async def client_handshake(
     welcome = await _expect(channel, Welcome, timeout)
     assert isinstance(welcome, Welcome)
     try:
-        check_version(welcome.version, welcome.version)
+        check_version(welcome.version, welcome.version, at_host=False)
     except RemoteProtocolError as e:
         await channel.close(e)
         raise
