@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import shlex
+import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -338,7 +339,24 @@ class DurakApp:
             s.connection
             in (ConnectionState.RECONNECTING, ConnectionState.PAUSED, ConnectionState.CLOSED)
             or bool(s.offline_seats)
+            or s.problem is not None
+            or self._clock_text() is not None
         )
+
+    def _clock_text(self) -> str | None:
+        """The move clock's countdown in its last 15 s (issue 11 item 5; the application
+        redraws every second)."""
+        s = self.session
+        clock = s.move_clock if s is not None else None
+        now = time.monotonic()
+        if clock is None or not clock.shown(now):
+            return None
+        n = int(clock.left(now) + 0.999)
+        if clock.seat == s.seat:  # type: ignore[union-attr]
+            return _("You have {n} s to move").format(n=n)
+        names = s.names  # type: ignore[union-attr]
+        name = names[clock.seat] if 0 <= clock.seat < len(names) else "?"
+        return _("{name} has {n} s to move").format(name=name, n=n)
 
     def _banner_text(self) -> StyleAndTextTuples:
         s = self.session
@@ -349,6 +367,10 @@ class DurakApp:
             text = _("The host paused; it will resume. Your seat is kept.")
         elif s.connection is ConnectionState.CLOSED:
             text = _("The table is closed. q to leave.")
+        elif s.problem is not None:
+            text = s.problem  # the host's own words (a full or read-only disk)
+        elif (clock := self._clock_text()) is not None:
+            text = clock
         else:
             text = _("Waiting for {names} to reconnect…").format(
                 names=join_names(s.offline_seats, s.names, s.seat)
@@ -459,17 +481,17 @@ class DurakApp:
             pogony = bigtext.pogony(result.pogony, rank, ascii_only=self.ascii_only)
             room = w - 4 - (max((len(p) for p in pogony), default=0) + 3 if pogony else 0)
             letters = bigtext.big(who, ascii_only=self.ascii_only, max_width=max(10, room))
-            wide = max(len(r) for r in letters)
-            # R-B15: the epaulettes drawn beside the durak's name.
-            for i, row in enumerate(letters):
-                out.append(("class:big", "  " + row.ljust(wide)))
-                j = i - (len(letters) - len(pogony))
-                if pogony and 0 <= j < len(pogony):
-                    out.append(("class:pogony", "   " + pogony[j]))
+            wide = max(table.width(r) for r in letters)  # cells: a Chinese name takes two
+            # R-B15: the epaulettes drawn beside the durak's name, bottoms aligned (a name
+            # that fell back to one line stands beside their last row).
+            rows = max(len(letters), len(pogony))
+            names = [""] * (rows - len(letters)) + letters
+            shoulders = [""] * (rows - len(pogony)) + pogony
+            for row, epaulette in zip(names, shoulders, strict=True):
+                out.append(("class:big", "  " + table.pad(row, wide)))
+                if epaulette:
+                    out.append(("class:pogony", "   " + epaulette))
                 out.append(("", "\n"))
-            if len(letters) < len(pogony):  # the name fell back to one line
-                for row in pogony[len(letters) :]:
-                    out += [("class:pogony", "  " + " " * wide + "   " + row), ("", "\n")]
             out.append(("", "\n"))
             if s.seat in result.durak:
                 line = _("You are the durak!")

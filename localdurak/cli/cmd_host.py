@@ -76,6 +76,13 @@ def register(subparsers: Any) -> None:
     p.add_argument("--no-advertise", action="store_true", help=_("do not announce on mDNS"))
     p.add_argument("--hold", type=float, default=120.0, metavar="S", help=_("seat hold (seconds)"))
     p.add_argument(
+        "--move-time",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help=_("seconds the seat the table waits for has to act before it forfeits (0: no clock)"),
+    )
+    p.add_argument(
         "--challenge-window",
         type=float,
         default=2.0,
@@ -174,6 +181,7 @@ def run(args: argparse.Namespace) -> int:
             pin=args.pin,
             advertise=not args.no_advertise,
             hold=args.hold,
+            move_time=max(0.0, args.move_time),
             challenge_window=args.challenge_window,
             # A person follows the bots' moves on screen; headless tables run at full speed.
             bot_delay=args.bot_delay

@@ -152,7 +152,7 @@ class _Teller:
                     ),
                     1,
                 )
-                why = rule_refusal(e.rule) if language() != "en" else None
+                why = rule_refusal(e.rule, you=False) if language() != "en" else None
                 self.say(_("Why: {reason}").format(reason=why or e), 1)
                 return self.lines, False
             for card in (*action.cards, action.card):

@@ -73,6 +73,11 @@ def _clickable(handler: Click | None, index: int) -> Callable[[MouseEvent], None
     return on_mouse
 
 
+def width(text: str) -> int:
+    """The terminal cells ``text`` takes (two for a Chinese character)."""
+    return sum(get_cwidth(ch) for ch in text)
+
+
 def pad(text: str, width: int) -> str:
     """``text`` cut or padded to ``width`` terminal cells."""
     out = ""

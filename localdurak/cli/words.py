@@ -366,16 +366,25 @@ _RULE_REFUSALS = {
     "R-P5": lambda: _("In Dureń the defender covers every card, or takes."),
     "R-S1": lambda: _("That card is not in the hand."),
     "R-S2": lambda: _("Challenge only another player's card that lies on the table."),
-    "R-S3": lambda: _("A caught or marked player plays honestly only."),
-    "R-S4": lambda: _("That card was found honest already."),
+    "R-S3": lambda: _("You were caught or marked: honest play only."),
+    "R-S4": lambda: _("You found that card honest already."),
     "R-T2": lambda: _("Partners do not play against each other."),
 }
 
 
-def rule_refusal(rule: str | None) -> str | None:
-    """What ``rule`` forbids, in the player's language (None: no sentence for it)."""
+# The same rules told of another player (`localdurak replay` tells the whole table's game).
+_RULE_REFUSALS_OF_OTHERS = {
+    "R-S3": lambda: _("A caught or marked player plays honestly only."),
+    "R-S4": lambda: _("That card was found honest already."),
+}
+
+
+def rule_refusal(rule: str | None, *, you: bool = True) -> str | None:
+    """What ``rule`` forbids, in the player's language (None: no sentence for it); said to
+    the player whose action it refused, or (``you=False``) of someone else."""
     rule = rule or ""
-    text = _RULE_REFUSALS.get(rule) or _RULE_REFUSALS.get(rule.rstrip("abcdefgh"))
+    refusals = _RULE_REFUSALS if you else {**_RULE_REFUSALS, **_RULE_REFUSALS_OF_OTHERS}
+    text = refusals.get(rule) or refusals.get(rule.rstrip("abcdefgh"))
     return text() if text is not None else None
 
 

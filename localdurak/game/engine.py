@@ -19,6 +19,16 @@ those every player saw go into it (taken from the table, shown, the turned trump
 `PlayerView` shows another seat only its public cards.
 
 Where rules.md is silent the choice made is marked ``reading:`` in a comment.
+
+Why this module is long (~1,450 lines, over the house's ~700): it is one class, one hot state
+machine, whose flat fields every action reads — the listing, the checking (each refusal
+naming its rule), applying and the end of a bout all work on the same dozen bit sets, and the
+engine's speed (benchmarks/engine.py) comes from their being plain attributes of one object.
+Split into mixins, the state would be spread over files with no boundary between them.
+What has a boundary lives elsewhere: what an action caused (outcome.py), the bout's state
+R-S3 rolls back (bout.py), the position notation (position.py), R-B5 (cards.beats), Dureń's
+leads (duren.py), the views (view.py).  Sections, in order: construction, public state,
+hidden information, seats, legal actions, checking, applying, the end of a bout, views.
 """
 
 from __future__ import annotations
@@ -76,6 +86,10 @@ _SHOW: Final = Do.SHOW
 _TAKE: Final = Do.TAKE
 _PASS: Final = Do.PASS
 _CHALLENGE: Final = Do.CHALLENGE
+# An enum member read from its class costs a lookup each time (Python 3.11); these do not.
+_BOUT: Final = Phase.BOUT
+_TAKING: Final = Phase.TAKING
+_OVER: Final = Phase.OVER
 
 # Seat layouts of R-T1: the team of each seat.
 _TEAM_OF: Final[dict[Teams, tuple[int, ...]]] = {
@@ -96,6 +110,17 @@ _TAKE1: Final = tuple(Action(s, Do.TAKE) for s in _SEATS)
 _PASS1: Final = tuple(Action(s, Do.PASS) for s in _SEATS)
 # _COVER1[seat][on][card]: the covers of one attack card, a row made on first use.
 _COVER1: Final[list[list[tuple[Action, ...] | None]]] = [[None] * 52 for _ in _SEATS]
+
+
+# The small events exist once each too (they are frozen), so a bout's outcome costs few
+# allocations: _OPENED[attacker][defender] is the outcome of an opening, _ENDED[defender][taken]
+# [discarded] the bout's end, _OUT[seat] and _MARKED[seat] what they say.
+_OPENED: Final = tuple(tuple((Opened(a, d),) for d in _SEATS) for a in _SEATS)
+_ENDED: Final = tuple(
+    tuple(tuple(BoutEnded(d, t, k) for k in range(53)) for t in (False, True)) for d in _SEATS
+)
+_OUT: Final = tuple(Out(s) for s in _SEATS)
+_MARKED: Final = tuple(Marked(s) for s in _SEATS)
 
 
 def _cover_row(seat: int, on: int) -> tuple[Action, ...]:
@@ -175,7 +200,7 @@ class Game:
         self.result: GameResult | None = None
         # records.md "state": a bout, taking (the defender declared take, R-B8) or over; set
         # wherever _taking or result changes.
-        self.phase = Phase.BOUT
+        self.phase = _BOUT
         self._duren = rules.variant is Variant.DUREN
         self._transfers = rules.variant is Variant.PEREVODNOY
         self._free_order = rules.throw_in_order is ThrowInOrder.FREE
@@ -548,7 +573,7 @@ class Game:
         self._rank_cards = 0
         self._passed = 0
         self._taking = False
-        self.phase = Phase.BOUT
+        self.phase = _BOUT
         if self._transfers:
             self._shown = [0] * self.seats  # R-B7: once per bout
         if self._cheating:
@@ -1091,8 +1116,7 @@ class Game:
             ranks = self._rank_cards
             opened = NOTHING
             if not att:
-                assert self.defender is not None
-                opened = (Opened(seat, self.defender),)
+                opened = _OPENED[seat][self.defender]  # type: ignore[index]
             for c in action.cards:
                 c = CARDS[c]  # a plain int index becomes the Card
                 b = 1 << c
@@ -1134,7 +1158,7 @@ class Game:
             return self._maybe_end()
         if do is _TAKE:
             self._taking = True
-            self.phase = Phase.TAKING
+            self.phase = _TAKING
             if self._duren:
                 return self._end_bout(False)  # R-P4: nobody throws in, the bout ends at once
         else:
@@ -1234,7 +1258,7 @@ class Game:
         if not cheat:
             # R-S4: nothing moves; the challenger is marked (at most once).
             self._challenged[a.seat] |= 1 << card
-            return (Marked(a.seat),) if self._mark(a.seat) else NOTHING
+            return (_MARKED[a.seat],) if self._mark(a.seat) else NOTHING
         # R-S3: back to just before the action that played the cheat.
         undone = [(c, s) for c, (s, kk, _) in self._info.items() if kk >= k]
         seen = self._pub  # still in those hands after the rollback (hands only lost cards)
@@ -1252,7 +1276,7 @@ class Game:
         self.defender = b.defender
         self._attackers = b.attackers
         self._shown = list(b.shown)
-        self.phase = Phase.TAKING if self._taking else Phase.BOUT
+        self.phase = _TAKING if self._taking else _BOUT
         del self._snaps[k:]
         self._info = {c: i for c, i in self._info.items() if i[1] < k}
         self._challenged = [m & self._table_mask for m in self._challenged]
@@ -1268,7 +1292,7 @@ class Game:
         self._passed = 0  # R-B9: a challenge that takes cards back changes the table
         undone.sort()
         back = Returned(tuple(CARDS[c] for c, _ in undone), tuple(s for _, s in undone))
-        return (back, Marked(by)) if self._mark(by) else (back,)
+        return (back, _MARKED[by]) if self._mark(by) else (back,)
 
     def _mark(self, seat: int) -> bool:
         """Mark ``seat``; whether it was not marked before."""
@@ -1303,7 +1327,7 @@ class Game:
         self._discard_mask |= gone
         self._hands[d] |= taken
         self._pub[d] |= taken  # everyone saw the cards he picked up
-        events: list[Event] = [BoutEnded(d, bool(taken), gone.bit_count())]
+        events: list[Event] = [_ENDED[d][bool(taken)][gone.bit_count()]]
         if taken:
             cards = [x for pair in self._table for x in pair if x is not None and taken >> x & 1]
             events.append(Taken(d, tuple(cards), taken == self._table_mask))
@@ -1322,7 +1346,7 @@ class Game:
                 if not self._out_mask >> s & 1 and not hands[s] and not unknown[s]:
                     self._out.append(s)
                     self._out_mask |= 1 << s
-                    events.append(Out(s))
+                    events.append(_OUT[s])
             if self._game_over(d, last_attack):
                 assert self.result is not None
                 events.append(Over(self.result))
@@ -1398,7 +1422,7 @@ class Game:
             low = lowest_rank(self.rules.deck)
             pogony = sum(1 for c in last_attack if c.rank == low and c.suit != self.trump)
         self.result = GameResult(durak, not durak, pogony)
-        self.phase = Phase.OVER
+        self.phase = _OVER
         self.attacker = self.defender = None
         self._attackers = 0
         self._passed = 0

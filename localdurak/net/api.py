@@ -77,6 +77,23 @@ class EventKind(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class MoveClock:
+    """The seat the table waits for and when its move time runs out (``time.monotonic``);
+    a screen counts down `left` in the last `SHOWN_S` seconds."""
+
+    seat: int
+    deadline: float
+
+    SHOWN_S = 15.0
+
+    def left(self, now: float) -> float:
+        return max(0.0, self.deadline - now)
+
+    def shown(self, now: float) -> bool:
+        return self.left(now) <= self.SHOWN_S
+
+
+@dataclass(frozen=True, slots=True)
 class TableEvent:
     """One entry of the table's log, in structured form: the client words it in the player's
     language."""
@@ -267,6 +284,18 @@ class TableSession(Protocol):
     def closing(self) -> bool:
         """Whether an action that closes the bout is being held for the challenge window
         (R-S5); the table may still take challenges."""
+        ...
+
+    @property
+    def problem(self) -> str | None:
+        """Trouble every screen shows (the host cannot save, this seat cannot be saved), or
+        None."""
+        ...
+
+    @property
+    def move_clock(self) -> MoveClock | None:
+        """The move clock of the seat the table waits for (issue 11: ``--move-time``), or
+        None when no clock runs (off, or nobody to wait for)."""
         ...
 
     @property

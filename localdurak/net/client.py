@@ -44,6 +44,7 @@ from localdurak.net.api import (
     EventKind,
     LobbySeat,
     LobbyView,
+    MoveClock,
     SeatKind,
     SeriesScore,
     TableError,
@@ -82,12 +83,14 @@ from localdurak.protocol.messages import (
     AddBot,
     BotLevel,
     Bye,
+    Clock,
     Closing,
     Error,
     GameOver,
     GameStarted,
     Lobby,
     Message,
+    Notice,
     Presence,
     PrivacyEvent,
     Ready,
@@ -200,6 +203,10 @@ class ClientSession:
         self._syncing: asyncio.Task[None] | None = None
         self.bytes_saved = 0
         """Bytes of saved state written (benchmarks: bytes per game)."""
+        self._clock: MoveClock | None = None
+        """The move clock the host told (`Clock` events)."""
+        self.host_problem: str | None = None
+        """Trouble on the host's side every screen shows (`Notice`: it cannot save)."""
         self.save_problem: str | None = None
         """Why the seat cannot be saved right now (a full or read-only disk), for the screen:
         the game goes on from memory meanwhile."""
@@ -274,8 +281,12 @@ class ClientSession:
     def connection(self) -> ConnectionState:
         if self.closed:
             return ConnectionState.CLOSED
+        if self.paused is not None:
+            # Until we are back at the resumed table (the old channel may not be closed yet
+            # when the host's paused Bye arrives: the friend's screen said "connected").
+            return ConnectionState.PAUSED
         if self.channel is None or self.channel.closed:
-            return ConnectionState.RECONNECTING if self.paused is None else ConnectionState.PAUSED
+            return ConnectionState.RECONNECTING
         return ConnectionState.CONNECTED
 
     @property
@@ -305,6 +316,14 @@ class ClientSession:
     def closing(self) -> bool:
         """R-S5: the host holds an action that closes the bout (its `Closing` event)."""
         return self._closing
+
+    @property
+    def problem(self) -> str | None:
+        return self.host_problem or self.save_problem
+
+    @property
+    def move_clock(self) -> MoveClock | None:
+        return self._clock
 
     def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
         self._listeners.append(callback)
@@ -559,6 +578,11 @@ class ClientSession:
                     alive.cancel()
                     if incoming is not None:
                         incoming.cancel()
+                    # The lost connection is marked closed first: a command issued meanwhile
+                    # (a bot acting) is refused at once instead of waiting on it for ever
+                    # for an answer nobody will send (seen after a host's pause).
+                    with contextlib.suppress(Exception):
+                        await ch.abort()
                     # Commands on the lost connection get no answer: their steps stay pending
                     # and go again after the reconnect.
                     for f in self._waiters.values():
@@ -811,6 +835,16 @@ class ClientSession:
                     self._host_hold = m.hold
                     self._held_until[m.seat] = asyncio.get_running_loop().time() + m.hold
                 self._events.append(TableEvent(EventKind.SEAT_OFFLINE, seat=m.seat))
+            return []
+        if isinstance(m, Clock):
+            self._clock = (
+                None if m.seat is None else MoveClock(m.seat, time.monotonic() + m.seconds)
+            )
+            self._notify()
+            return []
+        if isinstance(m, Notice):
+            self.host_problem = m.problem or None
+            self._notify()
             return []
         if isinstance(m, TableClosed):
             self._finish(f"the table closed: {m.reason}")

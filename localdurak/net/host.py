@@ -43,6 +43,7 @@ from typing import Any
 
 from localdurak.game.actions import Do, GameResult
 from localdurak.game.engine import Game
+from localdurak.game.outcome import Phase as EnginePhase
 from localdurak.game.rules import Rules, RulesError
 from localdurak.net.discovery import Advertiser, TableAd, TableStatus
 from localdurak.net.host_bots import BotSeat, HostBots
@@ -50,10 +51,13 @@ from localdurak.net.identity import EphemeralKey, Identity
 from localdurak.net.peer import PEER_BACKLOG_MAX, Peer, SeatSlot
 from localdurak.net.table_store import (
     EVENTS_FILE,
+    RETRY_S,
     STATE_FILE,
     TableStore,
+    check_room,
     read_frames,
     table_state,
+    write_record_file,
 )
 from localdurak.net.transport import (
     DEFAULT_PORT,
@@ -84,12 +88,14 @@ from localdurak.protocol.messages import (
     Auth,
     Authed,
     Bye,
+    Clock,
     Closing,
     Error,
     GameOver,
     GameStarted,
     Lobby,
     Message,
+    Notice,
     Presence,
     Privacy,
     PrivacyEvent,
@@ -117,6 +123,9 @@ log = logging.getLogger(__name__)
 
 HOLD_SECONDS = 120.0
 """How long a dropped player's seat is held before he forfeits."""
+MOVE_TIME = 60.0
+"""The move clock's default (``--move-time``): past it the seat the table waits for forfeits
+as a dropped player does after the hold."""
 CHALLENGE_WINDOW = 2.0
 """R-S5: seconds an action that closes a bout waits for challenges in cheating mode."""
 REVEAL_TIMEOUT = 10.0
@@ -125,6 +134,15 @@ REPLAY_KEEP = 100_000
 """Events kept in memory for players who come back (`Resume`); older ones go by snapshot."""
 IDLE_VERIFY_S = 0.004
 """How long the table must be quiet before the host verifies a deferred strip proof."""
+
+CANNOT_SAVE = "the host cannot save: this game can no longer be resumed after a crash"
+"""What every screen says while the host's disk refuses its writes (a `Notice`)."""
+GAME_BYTES = 2_500_000
+"""Disk a game of six seats and 52 cards takes (measured: journal 0.77 MB, record 0.51 MB,
+event log ~0.45 MB, six bots' seats 0.24 MB; rounded up); smaller tables scale down."""
+
+CLOSE_RETRY_S = 60.0
+"""How long a host that closes with disk trouble keeps trying to write what it holds."""
 
 PAUSED_TEXT = "the host paused; it will resume"
 """What the clients are told when the host stops mid-table (`TableHost.stop`)."""
@@ -274,6 +292,8 @@ class _Ending:
     aborted: int | None = None
     """The seat that broke the card-privacy protocol (the game is aborted, no durak)."""
     reason: str = ""
+    lines: list[str] = field(default_factory=list)
+    """The journal's last lines for it (the transcript, the result, the forfeit)."""
 
 
 @dataclass
@@ -292,6 +312,8 @@ class HostOptions:
     pin: str | None = None
     advertise: bool = True
     hold: float = HOLD_SECONDS
+    move_time: float = MOVE_TIME
+    """Issue 11 item 5: seconds the seat the table waits for has to act (0: no clock)."""
     challenge_window: float = CHALLENGE_WINDOW
     bot_delay: float = 0.0
     """Seconds a bot waits before it acts (0 for headless games)."""
@@ -329,6 +351,10 @@ class TableHost:
         self.state_dir = options.state_dir or options.record_dir / ".localdurak-table"
         self.store = TableStore(self.state_dir, options.record_dir)
         self.store.snapshots = lambda: [b.path for _, b in self.bots.bots() if b.path is not None]
+        self.store.on_problem = self._disk_problem
+        self.store.rebuild = self._rewrite_all
+        self._unrecorded: list[tuple[Path, list[str]]] = []
+        """Finished games whose record the disk did not take yet: their journals' lines."""
         self.seats = [SeatSlot() for _ in range(options.seats)]
         self.pin_gate = PinGate(options.pin)
         self.phase = Phase.LOBBY
@@ -351,6 +377,7 @@ class TableHost:
             lambda: self.inbox.put_nowait(Call(_wake)),
             self.rng,
             options.bot_delay,
+            on_save_error=lambda e: self.store.failed(e),
         )
         self._ending: _Ending | None = None
         """How the game ends, from its result or forfeit until its record is written."""
@@ -359,6 +386,10 @@ class TableHost:
         self._reveal_timer: asyncio.TimerHandle | None = None
         self._logged = 0
         """How many of the game's accepted steps are in its journal."""
+        self._refused: list[tuple[int, int]] = []
+        """The game's refused steps (seat, n) its journal lists (records.md)."""
+        self._clock_timer: asyncio.TimerHandle | None = None
+        self._clock_for: tuple[int, tuple[Any, ...]] | None = None
         self._releasing = False
         self._held = 0
         """Actions waiting for the challenge window (R-S5)."""
@@ -400,9 +431,11 @@ class TableHost:
         """Listen, advertise; returns once the table is reachable."""
         self.o.record_dir.mkdir(parents=True, exist_ok=True)
         self.state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        check_room(self.o.record_dir, self._game_bytes())
+        check_room(self.state_dir, 0)
         self.server = await serve(self.identity, self._on_channel, host=self.o.host, port=self.port)
         self.port = bound_port(self.server)
-        self._write_state()
+        self._save_state()
         self.store.open_events(self.resumed, self.events)
         self.on_event(
             {
@@ -430,6 +463,7 @@ class TableHost:
             for seat, slot in enumerate(self.seats):
                 if slot.kind is SeatKind.HUMAN and slot.peer is None:
                     self._hold(seat)
+            self._update_clock()  # counted afresh from the host's return
         self._maybe_start()
 
     async def run(self) -> None:
@@ -471,12 +505,17 @@ class TableHost:
         await self._finish_record()
         if not self._go(Go.PAUSE):
             return
+        if self.server is not None:
+            # No one connects again before the host is back: a client that came back to a
+            # pausing host was refused its steps and fell out of step with the table.
+            self.server.close()
         for slot in self.seats:
             if slot.forfeit_timer is not None:
                 slot.forfeit_timer.cancel()
                 slot.forfeit_timer = None
         self._cancel_reveal_timer()
-        self._write_state()
+        self._stop_clock()
+        self._save_state()
         bye = Bye(reason=PAUSED_TEXT, paused=True)
         peers = [s.peer for s in self.seats if s.peer is not None]
         for p in peers:
@@ -500,6 +539,7 @@ class TableHost:
 
     async def close(self, reason: str = "the host closed the table") -> None:
         await self._finish_record()
+        await self._last_writes()
         if self._go(Go.CLOSE):
             closed = TableClosed(seq=self._next_seq(), reason=reason)
             self._emit(closed)
@@ -530,6 +570,18 @@ class TableHost:
         await self.store.close()
         self.bots.close()
         self.done.set()
+
+    async def _last_writes(self) -> None:
+        """Closing with disk trouble: the table's files (the records above all) are tried
+        again for `CLOSE_RETRY_S` before the host gives up and says what is lost."""
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + CLOSE_RETRY_S
+        while self.store.broken and loop.time() < give_up:
+            await asyncio.sleep(RETRY_S)
+            self.store.try_again()
+        for path, _ in self._unrecorded:
+            self.on_event({"event": "unrecorded", "journal": str(path)})
+            log.error("the record of %s could not be written: %s", path, self.store.problem)
 
     def _ad(self) -> TableAd:
         return TableAd(
@@ -660,6 +712,8 @@ class TableHost:
                 self.bots.think(self._held)
 
     async def _dispatch(self, item: Item) -> None:
+        if self.phase is Phase.PAUSED and isinstance(item, Received | FromBot):
+            return  # unanswered: the sender keeps it and sends it again to the resumed host
         match item:
             case Received(peer, message):
                 await self._from_peer(peer, message)
@@ -912,14 +966,20 @@ class TableHost:
             previous=self.previous,
         )
         self._open_journal(started)
-        self._write_state()
+        self._save_state()
+        if not self.store.broken:
+            try:
+                check_room(self.o.record_dir, self._game_bytes())
+            except OSError as e:
+                self._disk_problem(str(e))
         self._broadcast_lobby()
         self._readvertise()
         started = GameStarted(**{**_fields(started), "seq": self._next_seq()})
         self._drop_finished_games()
-        self.store.restart_events(self.events)
+        self.store.new_game(self.events)
         self.game = HostGame(started)
         self._logged = 0
+        self._refused = []
         self.on_event(
             {"event": "game_started", "game": self.game_number, "journal": str(self.journal_path)}
         )
@@ -954,6 +1014,7 @@ class TableHost:
         except RemoteProtocolError as e:
             # The gap it leaves in the seat's counters, explained in the record even after a
             # restart (which rebuilds the game from the relayed steps alone).
+            self._refused.append((seat, cmd.n))
             self.store.journal_line(journal_append("privacy_refused", [seat, cmd.n]))
             if isinstance(e, CheatFound) and e.seat is not None:
                 self._abort(e.seat, e.reason)
@@ -968,6 +1029,7 @@ class TableHost:
             ev = c.relayed(self._next_seq(), s)
             first = first if first is not None else ev.seq
             self._emit(ev)
+        self._update_clock()
         if self.phase is Phase.FORFEITED or self.phase is Phase.ABORTED:
             assert self._ending is not None
             revealed = g.privacy.t.revealed
@@ -1037,14 +1099,74 @@ class TableHost:
 
     # --- the end of a game: result or forfeit → keys → record → GameOver ------------------
 
-    def _forfeit(self, seat: int) -> None:
-        """The seat's hold ran out: it is the durak and the game ends (privacy.md "When a
-        player drops out"); the others reveal their keys (GameOver tells them) so the audit
-        checks what it can, and the record follows when they are in (or `REVEAL_TIMEOUT`)."""
+    # --- the move clock (issue 11 item 5) -------------------------------------------------
+
+    def _waited_for(self) -> tuple[int, tuple[Any, ...]] | None:
+        """The seat the table waits for, and the state it waits in (public information):
+        the attacker at an empty table, the defender with a card to cover, else the first
+        attacker who has not passed; None before the deal is done or after the result."""
+        g = self.game
+        game = g.game if g is not None else None
+        if self.phase is not Phase.PLAYING or game is None or game.result is not None:
+            return None
+        table = game.table
+        state = (game.bout_number, tuple(table), tuple(game.passed), game.phase, game.defender)
+        if not table:
+            seat = game.attacker
+        elif any(d is None for _, d in table) and game.phase is not EnginePhase.TAKING:
+            seat = game.defender
+        else:
+            seat = next(
+                (
+                    s
+                    for s in game.attackers
+                    if s not in game.passed and s != game.defender and s not in game.out
+                ),
+                None,
+            )
+        return None if seat is None else (seat, state)
+
+    def _update_clock(self) -> None:
+        """Start the clock when the seat waited for or the state it waits in changed; tell
+        every screen (a `Clock` event)."""
+        if self.o.move_time <= 0 or self.store.replaying:
+            return
+        waited = self._waited_for()
+        if waited == self._clock_for:
+            return
+        if self._clock_timer is not None:
+            self._clock_timer.cancel()
+            self._clock_timer = None
+        self._clock_for = waited
+        if waited is None:
+            return
+        seat = waited[0]
+        self._clock_timer = self._post_later(self.o.move_time, lambda: self._clock_out(waited))
+        self._emit(Clock(seq=self._next_seq(), seat=seat, seconds=round(self.o.move_time)))
+
+    def _stop_clock(self) -> None:
+        if self._clock_timer is not None:
+            self._clock_timer.cancel()
+            self._clock_timer = None
+        self._clock_for = None
+
+    def _clock_out(self, waited: tuple[int, tuple[Any, ...]]) -> None:
+        if self._clock_for != waited or self._waited_for() != waited:
+            return  # it acted meanwhile
+        seat = waited[0]
+        self.on_event({"event": "move_time", "seat": seat, "seconds": self.o.move_time})
+        self._forfeit(seat, on_clock=True)
+
+    def _forfeit(self, seat: int, *, on_clock: bool = False) -> None:
+        """The seat's hold ran out (or its move time, ``on_clock``): it is the durak and the
+        game ends (privacy.md "When a player drops out"); the others reveal their keys
+        (GameOver tells them) so the audit checks what it can, and the record follows when
+        they are in (or `REVEAL_TIMEOUT`)."""
         slot = self.seats[seat]
         g = self.game
-        if slot.away_since is None or g is None or not self._go(Go.FORFEIT):
+        if (slot.away_since is None and not on_clock) or g is None or not self._go(Go.FORFEIT):
             return
+        self._stop_clock()
         self.on_event({"event": "forfeit", "seat": seat})
         self._cancel_reveal_timer()
         self.score[seat] += 1
@@ -1067,6 +1189,7 @@ class TableHost:
             return
         self.on_event({"event": "aborted", "seat": seat, "reason": reason})
         self._cancel_reveal_timer()
+        self._stop_clock()
         for slot in self.seats:
             if slot.forfeit_timer is not None:
                 slot.forfeit_timer.cancel()  # nobody forfeits an aborted game
@@ -1084,6 +1207,7 @@ class TableHost:
         was = self.phase
         if g is None or not self._go(Go.RECORD):
             return
+        self._stop_clock()
         self._cancel_reveal_timer()
         if was is not Phase.FORFEITED and was is not Phase.ABORTED:
             game = g.game
@@ -1091,17 +1215,34 @@ class TableHost:
             self._ending = _Ending(result if result is not None else GameResult((), True, 0))
         ending = self._ending
         assert ending is not None
-        self.store.journal_line(journal_set("privacy", g.transcript()))
-        self.store.journal_line(journal_set("result", ending.result.to_dict()))
-        if ending.forfeit is not None:
-            self.store.journal_line(journal_set("forfeit", ending.forfeit))
-        if ending.aborted is not None:
-            self.store.journal_line(
-                journal_set("aborted", {"seat": ending.aborted, "reason": ending.reason})
-            )
+        ending.lines = self._ending_lines(g, ending)
+        for line in ending.lines:
+            self.store.journal_line(line)
         self._finishing = asyncio.get_running_loop().create_task(
             self._recorded(g, ending), name="record"
         )
+
+    def _ending_lines(self, g: HostGame, ending: _Ending) -> list[str]:
+        lines = [
+            journal_set("privacy", g.transcript()),
+            journal_set("result", ending.result.to_dict()),
+        ]
+        if ending.forfeit is not None:
+            lines.append(journal_set("forfeit", ending.forfeit))
+        if ending.aborted is not None:
+            lines.append(journal_set("aborted", {"seat": ending.aborted, "reason": ending.reason}))
+        return lines
+
+    def _game_lines(self, g: HostGame) -> list[str]:
+        """The game's whole journal from memory (after a crash or disk trouble)."""
+        lines = [self._journal_header(g.started)]
+        lines += [journal_append("privacy_log", m.to_json()) for m in g.accepted_log]
+        lines += [journal_append("privacy_refused", [seat, n]) for seat, n in self._refused]
+        if g.game is not None:
+            lines += [journal_action(a) for a in g.game.log]
+        if self._ending is not None:
+            lines += self._ending.lines
+        return lines
 
     def _cancel_reveal_timer(self) -> None:
         if self._reveal_timer is not None:
@@ -1126,13 +1267,22 @@ class TableHost:
         )
 
     async def _recorded(self, g: HostGame, ending: _Ending) -> None:
+        record_path: Path | None = None
+        journal = self.journal_path
         try:
+            if self.store.broken:
+                raise OSError(self.store.problem)
             record_path, deck = await self.store.write_record()
             if deck is not None:
                 self.store.journal_line(journal_set("deck", deck))
+        except OSError as e:
+            # Written once the disk takes it (`_rewrite_all`); the game ends for everybody now.
+            if journal is not None:
+                self._unrecorded.append((journal, self._game_lines(g)))
+            if not self.store.broken:
+                self.store.failed(e)
         except Exception:
             log.exception("cannot write the game's record")
-            record_path = None
         finally:
             self._finishing = None
         result = ending.result
@@ -1322,16 +1472,58 @@ class TableHost:
         g = self.game
         if g is None or self.journal_path is None:
             return
-        lines = [self._journal_header(g.started)]
-        lines += [journal_append("privacy_log", m.to_json()) for m in g.accepted_log]
         # The refused steps are in no event: the old journal's list is kept (records.md).
+        self._refused = []
         for seat, n in refused_in_journal(self.journal_path):
             g.refuse(seat, n)
-            lines.append(journal_append("privacy_refused", [seat, n]))
-        if g.game is not None:
-            lines += [journal_action(a) for a in g.game.log]
-        self.store.rewrite_journal(lines)
+            self._refused.append((seat, n))
+        self.store.rewrite_journal(self._game_lines(g))
         self._logged = len(g.accepted_log)
+
+    def _save_state(self) -> None:
+        """`_write_state`, a failure told as disk trouble (the table goes on)."""
+        if self.store.broken:
+            return
+        try:
+            self._write_state()
+        except OSError as e:
+            self.store.failed(e)
+
+    def _game_bytes(self) -> int:
+        """About how much disk a game of this table takes (`GAME_BYTES` scaled)."""
+        return GAME_BYTES * len(self.seats) * self.o.rules.deck // (6 * 52)
+
+    def _disk_problem(self, problem: str | None) -> None:
+        """Disk trouble on every screen (a `Notice`), and on the host's own output."""
+        text = "" if problem is None else f"{CANNOT_SAVE}: {problem}"[:200]
+        self.on_event({"event": "disk", "problem": text or None})
+        if problem is None:
+            log.warning("the table saves again")
+        else:
+            log.warning("%s", text)
+        self._emit(Notice(seq=self._next_seq(), problem=text))
+
+    def _rewrite_all(self) -> None:
+        """Every file of the table again from memory (`TableStore.rebuild`, after disk
+        trouble): the bots' seats, the table's state, the records the disk did not take,
+        the game's journal, the event log.  Raises OSError while the disk refuses."""
+        self.state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        for _, bot in self.bots.bots():
+            bot.save()
+        self._write_state()
+        while self._unrecorded:
+            path, lines = self._unrecorded[0]
+            self.store.rewrite_journal(lines, path)
+            record, deck = write_record_file(path)
+            if deck is not None:
+                with open(path, "a", encoding="utf-8") as f:
+                    f.write(journal_set("deck", deck))
+            self._unrecorded.pop(0)
+            self.on_event({"event": "recorded", "record": str(record)})
+        if self.game is not None and self.journal_path is not None:
+            self.store.rewrite_journal(self._game_lines(self.game))
+            self._logged = len(self.game.accepted_log)
+        self.store.restart_events(self.events)
 
     def _write_state(self) -> None:
         """What `resume` needs besides the event log: the table's options and the bots' keys."""
@@ -1346,6 +1538,7 @@ class TableHost:
                 "pin": self.o.pin,
                 "bot_level": self.o.bot_level,
                 "hold": self.o.hold,
+                "move_time": self.o.move_time,
                 "advertise": self.o.advertise,
                 "challenge_window": self.o.challenge_window,
                 "bot_delay": self.o.bot_delay,
@@ -1379,6 +1572,7 @@ def resume_table(
         port=state["port"],
         pin=state["pin"],
         hold=state.get("hold", HOLD_SECONDS),
+        move_time=state.get("move_time", MOVE_TIME),
         challenge_window=state.get("challenge_window", CHALLENGE_WINDOW),
         bot_delay=state.get("bot_delay", 0.0),
         advertise=state.get("advertise", True),

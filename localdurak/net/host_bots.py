@@ -115,8 +115,10 @@ class HostBots:
         wake: Callable[[], None],
         rng: random.Random,
         delay: float,
+        on_save_error: Callable[[OSError], None] | None = None,
     ) -> None:
         self._seats = seats
+        self._save_error = on_save_error
         self._post = post
         self._wake = wake
         self.rng = rng
@@ -161,7 +163,14 @@ class HostBots:
     def send(self, s: int, bot: BotSeat, out: list[Signed], delay: float = 0.0) -> None:
         """Save the bot's seat first (what it signed must survive a crash), then queue."""
         bot.pending += out
-        bot.save()
+        try:
+            bot.save()
+        except OSError as e:
+            # The disk refuses: the bot plays on from memory (its seat is saved again with
+            # everything else once the disk takes it: `TableStore.rebuild`).
+            if self._save_error is None:
+                raise
+            self._save_error(e)
         for signed in out:
             cmd = signed.command(bot.next_id)
             bot.next_id += 1

@@ -17,6 +17,7 @@ The signing helpers are pure functions of their inputs; only `load_or_create` to
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import functools
 import hashlib
@@ -176,9 +177,15 @@ def _write_private(path: Path, data: bytes) -> None:
 def load_or_create(directory: Path | None = None, *, name: str = "Local Durak") -> Identity:
     """This device's identity, made on first use.  ``directory`` defaults to `data_dir`."""
     d = directory if directory is not None else data_dir()
-    d.mkdir(mode=0o700, parents=True, exist_ok=True)
-    os.chmod(d, 0o700)
     key_path, cert_path = d / KEY_FILE, d / CERT_FILE
+    try:
+        d.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if d.stat().st_mode & 0o077:
+            os.chmod(d, 0o700)
+    except OSError as e:
+        # A read-only home with an identity in it is fine (issue 15): only tightening failed.
+        if not (key_path.exists() and cert_path.exists()):
+            raise IdentityError(f"cannot make the identity's folder {d}: {e.strerror}") from None
     if key_path.exists() and cert_path.exists():
         try:
             key = serialization.load_pem_private_key(key_path.read_bytes(), password=None)
@@ -191,7 +198,8 @@ def load_or_create(directory: Path | None = None, *, name: str = "Local Durak") 
             raise IdentityError(f"{cert_path} does not belong to the key in {key_path}")
         for path in (key_path, cert_path):
             if path.stat().st_mode & 0o077:
-                os.chmod(path, 0o600)  # tighten what someone loosened
+                with contextlib.suppress(OSError):  # a read-only home: left as it is
+                    os.chmod(path, 0o600)  # tighten what someone loosened
         return Identity(key, cert.public_bytes(serialization.Encoding.DER), key_path, cert_path)
     key = Ed25519PrivateKey.generate()
     der = make_certificate(key, name)
@@ -202,8 +210,11 @@ def load_or_create(directory: Path | None = None, *, name: str = "Local Durak") 
     )
     pem_cert = x509.load_der_x509_certificate(der).public_bytes(serialization.Encoding.PEM)
     # The certificate before the key: a crash in between leaves no key without a certificate.
-    _write_private(cert_path, pem_cert)
-    _write_private(key_path, pem_key)
+    try:
+        _write_private(cert_path, pem_cert)
+        _write_private(key_path, pem_key)
+    except OSError as e:
+        raise IdentityError(f"cannot save a new identity in {d}: {e.strerror}") from None
     return Identity(key, der, key_path, cert_path)
 
 

@@ -28,6 +28,7 @@ from localdurak.net.api import (
     ConnectionState,
     EventKind,
     LobbyView,
+    MoveClock,
     SeriesScore,
     TableError,
     TableEvent,
@@ -165,6 +166,14 @@ class LocalTable:
     @property
     def closing(self) -> bool:
         return self._held is not None
+
+    @property
+    def problem(self) -> str | None:
+        return None  # an offline table saves nothing
+
+    @property
+    def move_clock(self) -> MoveClock | None:
+        return None  # no clock offline: the bots are quick and the person is at home
 
     @property
     def aborted(self) -> tuple[int, str] | None:

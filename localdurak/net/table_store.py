@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import json
 import os
+import shutil
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -32,8 +34,17 @@ EVENTS_FILE = "events.bin"
 STATE_FILE = "table.json"
 
 
+RETRY_S = 2.0
+"""After a failed write, how long until the store tries to write everything again."""
+
+
 class TableStore:
-    """The files of one table: its state directory and the current game's journal."""
+    """The files of one table: its state directory and the current game's journal.
+
+    Disk trouble is a message, not a crash (issue 15): a write that fails (ENOSPC, EROFS,
+    EIO) marks the store broken (`problem`, told through `on_problem`), incremental writing
+    stops — the table goes on from memory, which holds everything — and every `RETRY_S` the
+    host's ``rebuild`` writes all its files again from memory, until that works."""
 
     def __init__(self, state_dir: Path, record_dir: Path) -> None:
         self.state_dir = state_dir
@@ -47,6 +58,56 @@ class TableStore:
         self._sync_again = False
         self.snapshots: Callable[[], list[Path]] = list
         """The saved seats of the table's bots: synced before the logs each time."""
+        self.problem: str | None = None
+        """Why the table cannot save now (None: it can)."""
+        self.on_problem: Callable[[str | None], None] = lambda problem: None
+        self.rebuild: Callable[[], None] = lambda: None
+        """Write every file again from memory (the host's); raises OSError while it cannot."""
+        self._retry: asyncio.TimerHandle | None = None
+        self.bytes_written = 0
+        """Bytes the store wrote (the event log, the journals, the table's state)."""
+
+    # --- disk trouble ------------------------------------------------------------------------
+
+    def failed(self, e: OSError) -> None:
+        """A write failed: stop writing (memory holds it all), say so once, retry later."""
+        for f in (self._journal, self._events_file):
+            if f is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    f.close()
+        self._journal = self._events_file = None
+        if self.problem is None:
+            self.problem = e.strerror or str(e)
+            self.on_problem(self.problem)
+        self._retry_later()
+
+    def _retry_later(self) -> None:
+        if self._retry is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._retry = loop.call_later(RETRY_S, self.try_again)
+
+    def try_again(self) -> None:
+        """Write everything again (`rebuild`); the trouble is over if that works."""
+        if self._retry is not None:
+            self._retry.cancel()
+        self._retry = None
+        if self.problem is None:
+            return
+        try:
+            self.rebuild()
+        except OSError as e:
+            self.failed(e)
+            return
+        self.problem = None
+        self.on_problem(None)
+
+    @property
+    def broken(self) -> bool:
+        return self.problem is not None
 
     # --- the event log -----------------------------------------------------------------------
 
@@ -55,39 +116,61 @@ class TableStore:
         (and the bots' saved seats of an old table forgotten)."""
         if self._events_file is not None:
             return
-        if not resumed:
-            for old in [*self.state_dir.glob("bot-*.bin"), *self.state_dir.glob("*.tmp")]:
-                old.unlink()
-        mode = "ab" if resumed else "wb"
-        self._events_file = open(self.state_dir / EVENTS_FILE, mode)  # noqa: SIM115
-        if not resumed:
-            for e in events:
-                self._events_file.write(encode_frame(message_to_wire(e)))
-            self._events_file.flush()
+        try:
+            if not resumed:
+                for old in [*self.state_dir.glob("bot-*.bin"), *self.state_dir.glob("*.tmp")]:
+                    old.unlink()
+            mode = "ab" if resumed else "wb"
+            self._events_file = open(self.state_dir / EVENTS_FILE, mode)  # noqa: SIM115
+            if not resumed:
+                for e in events:
+                    self._events_file.write(encode_frame(message_to_wire(e)))
+                self._events_file.flush()
+        except OSError as e:
+            self.failed(e)
 
     def restart_events(self, events: list[Message]) -> None:
         """The event log again with only ``events`` (the last game's end and the lobby
-        since: all a resume needs), at the start of each game of a series: the state folder
-        does not grow from game to game.  Atomic: a crash leaves the old log or the new."""
-        if self._events_file is None or self.replaying:
+        since: all a resume needs), at the start of each game of a series and after disk
+        trouble: the state folder does not grow from game to game.  Atomic: a crash leaves
+        the old log or the new.  Raises OSError (the caller decides)."""
+        if self.replaying:
             return
         path = self.state_dir / EVENTS_FILE
         tmp = path.with_name(path.name + ".tmp")
+        data = b"".join(encoded_frame(e) for e in events)
         with open(tmp, "wb") as f:
-            for e in events:
-                f.write(encoded_frame(e))
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
+        self.bytes_written += len(data)
         old, self._events_file = self._events_file, None
-        old.close()
+        if old is not None:
+            with contextlib.suppress(OSError, ValueError):
+                old.close()
         os.replace(tmp, path)
         self._events_file = open(path, "ab")  # noqa: SIM115
+
+    def new_game(self, events: list[Message]) -> None:
+        """A game starts: the event log restarts (`restart_events`) unless broken."""
+        if self.broken or self._events_file is None:
+            return
+        try:
+            self.restart_events(events)
+        except OSError as e:
+            self.failed(e)
 
     def append_event(self, event: Message) -> None:
         if self._events_file is not None and not self.replaying:
             # Before anyone hears of it: a host that crashes after this line resumes with it.
-            self._events_file.write(encoded_frame(event))
-            self._events_file.flush()
+            frame = encoded_frame(event)
+            try:
+                self._events_file.write(frame)
+                self._events_file.flush()
+            except OSError as e:
+                self.failed(e)
+                return
+            self.bytes_written += len(frame)
             self.sync_soon()
 
     # --- the journal -------------------------------------------------------------------------
@@ -95,24 +178,48 @@ class TableStore:
     def open_journal(self, path: Path, header: str) -> None:
         self.journal_path = path
         if self._journal is not None:
-            fsync_all([self._journal.fileno()])
-            self._journal.close()
-        self._journal = open(path, "w", encoding="utf-8")  # noqa: SIM115
+            with contextlib.suppress(OSError, ValueError):
+                fsync_all([self._journal.fileno()])
+                self._journal.close()
+            self._journal = None
+        if self.broken:
+            return  # written whole by the rebuild, once the disk takes it
+        try:
+            self._journal = open(path, "w", encoding="utf-8")  # noqa: SIM115
+        except OSError as e:
+            self.failed(e)
+            return
         self.journal_line(header)
 
     def journal_line(self, line: str) -> None:
         if self._journal is not None and not self.replaying:
-            self._journal.write(line)
-            self._journal.flush()
+            try:
+                self._journal.write(line)
+                self._journal.flush()
+            except OSError as e:
+                self.failed(e)
+                return
+            self.bytes_written += len(line)
             self.sync_soon()
 
-    def rewrite_journal(self, lines: list[str]) -> None:
-        """The journal again from the rebuilt game (the crash may have cut it after a step the
-        event log never got); appending goes on from there."""
-        assert self.journal_path is not None
-        with open(self.journal_path, "w", encoding="utf-8") as f:
-            f.writelines(lines)
-        self._journal = open(self.journal_path, "a", encoding="utf-8")  # noqa: SIM115
+    def rewrite_journal(self, lines: list[str], path: Path | None = None) -> None:
+        """A journal again, whole (the rebuilt game after a crash, or after disk trouble);
+        appending goes on from there when it is the current game's.  Raises OSError."""
+        path = path or self.journal_path
+        assert path is not None
+        data = "".join(lines)
+        tmp = path.with_name(path.name + ".tmp")
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+        self.bytes_written += len(data)
+        if path == self.journal_path:
+            if self._journal is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    self._journal.close()
+            self._journal = open(path, "a", encoding="utf-8")  # noqa: SIM115
 
     async def write_record(self) -> tuple[Path | None, list[str] | None]:
         """The finished game's record beside its journal (in a thread: the audit takes a
@@ -124,7 +231,8 @@ class TableStore:
     # --- the table's options -----------------------------------------------------------------
 
     def write_state(self, state: dict[str, Any]) -> None:
-        """What `resume` needs besides the event log: the table's options and the bots' keys."""
+        """What `resume` needs besides the event log: the table's options and the bots' keys.
+        Raises OSError (the caller decides)."""
         path = self.state_dir / STATE_FILE
         tmp = path.with_suffix(".tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -166,13 +274,17 @@ class TableStore:
             self._sync = None
 
     async def close(self) -> None:
+        if self._retry is not None:
+            self._retry.cancel()
+            self._retry = None
         if self._sync is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._sync, 2)
         for f in (self._journal, self._events_file):
             if f is not None:
-                fsync_all([f.fileno()])
-                f.close()
+                with contextlib.suppress(OSError, ValueError):
+                    fsync_all([f.fileno()])
+                    f.close()
         self._journal = self._events_file = None
 
 
@@ -287,3 +399,21 @@ def fsync_paths(paths: Iterable[Path]) -> None:
                 os.fsync(fd)
             finally:
                 os.close(fd)
+
+
+def check_room(folder: Path, need: int) -> None:
+    """Raise OSError (saying what, for a person) unless ``folder`` takes a file and has
+    ``need`` bytes free: a table checks before a game that it can save it."""
+    probe = folder / f".write-check-{os.getpid()}"
+    try:
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.close(fd)
+        probe.unlink()
+    except OSError as e:
+        raise OSError(e.errno, f"cannot write in {folder}: {e.strerror}") from None
+    free = shutil.disk_usage(folder).free
+    if free < need:
+        raise OSError(
+            errno.ENOSPC,
+            f"{folder} has {free // 1024} KB free; a game here needs about {need // 1024} KB",
+        )

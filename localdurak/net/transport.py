@@ -82,6 +82,23 @@ class ConnectionClosed(ConnectionError):
         self.reason = reason
 
 
+def _why(e: BaseException) -> str:
+    """An OS error's reason for a person: its text, its errno's name, or its kind (a bare
+    ``ConnectionResetError()`` says nothing: "the connection broke while sending:" ended
+    with an empty reason, issue 13 item 11)."""
+    text = str(e)
+    if text:
+        return text
+    strerror = getattr(e, "strerror", None)
+    if strerror:
+        return str(strerror)
+    return {
+        "ConnectionResetError": "the other side reset the connection",
+        "BrokenPipeError": "the other side closed the connection",
+        "ConnectionAbortedError": "the connection was aborted",
+    }.get(type(e).__name__, type(e).__name__)
+
+
 class FingerprintMismatch(AuthFailed):
     """The host's certificate is not the one we were told to expect; ``actual`` is the
     fingerprint it showed (the client's pinning says what changed)."""
@@ -157,7 +174,7 @@ class Channel:
                 await self._writer.drain()
             except (ConnectionError, OSError) as e:
                 await self._abort()
-                raise ConnectionClosed(f"the connection broke while sending: {e}") from None
+                raise ConnectionClosed(f"the connection broke while sending: {_why(e)}") from None
 
     def write_now(self, messages: list[Message]) -> int:
         """Write ``messages`` at once, in one write, without waiting for the peer to take
@@ -169,7 +186,7 @@ class Channel:
         try:
             self._writer.write(data)
         except (ConnectionError, OSError, RuntimeError) as e:
-            raise ConnectionClosed(f"the connection broke while sending: {e}") from None
+            raise ConnectionClosed(f"the connection broke while sending: {_why(e)}") from None
         return self._writer.transport.get_write_buffer_size()
 
     async def abort(self) -> None:
@@ -393,7 +410,7 @@ async def client_handshake(
     welcome = await _expect(channel, Welcome, timeout)
     assert isinstance(welcome, Welcome)
     try:
-        check_version(welcome.version, welcome.version)
+        check_version(welcome.version, welcome.version, at_host=False)
     except RemoteProtocolError as e:
         await channel.close(e)
         raise

@@ -15,6 +15,9 @@ Three kinds of message (docs/protocol.md §2):
   which increases by exactly one per event; a client that reconnects says the last one it saw;
 - *control* messages (hello, authentication, ping, bye, error, ack) are neither.
 
+Its length (over 700 lines) is the catalogue itself: one small dataclass per message type, each
+with its schema and docstring, and nothing else; splitting it would only scatter the list.
+
 Card-privacy steps travel as `Privacy` / `PrivacyEvent`: the body is opaque here (plain msgpack
 values only, checked by `check_plain`); `localdurak.protocol.privacy` defines and checks it.
 """
@@ -659,6 +662,34 @@ class TableClosed(Message):
     reason: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class Notice(Message):
+    """Trouble on the host's side that every screen shows: ``problem`` says what (the host
+    cannot save: a full or read-only disk), "" that it is over."""
+
+    TYPE = "notice"
+    SENDER = Role.HOST
+    KIND = Kind.EVENT
+    SCHEMA = schema({"seq": SEQ, "problem": Str(200)})
+    seq: int
+    problem: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Clock(Message):
+    """The move clock (``--move-time``): the table waits for ``seat``, which has ``seconds``
+    to act before it forfeits (as a dropped player after the hold); ``seat`` None: no clock
+    runs now."""
+
+    TYPE = "clock"
+    SENDER = Role.HOST
+    KIND = Kind.EVENT
+    SCHEMA = schema({"seq": SEQ, "seat": Opt(SEAT), "seconds": Int(0, 86400)})
+    seq: int
+    seat: int | None = None
+    seconds: int = 0
+
+
 MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
     cls.TYPE: cls
     for cls in (
@@ -686,6 +717,8 @@ MESSAGE_TYPES: Final[dict[str, type[Message]]] = {
         Closing,
         GameOver,
         TableClosed,
+        Notice,
+        Clock,
     )
 }
 
@@ -724,17 +757,32 @@ def encode_message(message: Message, *, max_frame: int = MAX_FRAME) -> bytes:
     return encode_frame(message_to_wire(message), max_frame=max_frame)
 
 
-def check_version(version: int, min_version: int) -> int:
+def check_version(version: int, min_version: int, *, at_host: bool = True) -> int:
     """The version to speak with a peer that speaks ``min_version..version``; raises
-    `VersionTooOld` / `VersionTooNew` (naming both ranges) when the ranges do not meet."""
+    `VersionTooOld` / `VersionTooNew` (naming both ranges) when the ranges do not meet.
+
+    The message says who must update from the side of the player who reads it (issue 15):
+    the host's refusal goes to the player (``at_host``), a client's own check is read by
+    its own player."""
+    ours = f"{MIN_PROTOCOL_VERSION}..{PROTOCOL_VERSION}"
     if version < MIN_PROTOCOL_VERSION:
+        if at_host:
+            raise VersionTooOld(
+                f"your program's protocol version {version} is too old for the table's host "
+                f"(it speaks {ours}): update Local Durak on your laptop"
+            )
         raise VersionTooOld(
-            f"protocol version {version} is too old: this program speaks versions "
-            f"{MIN_PROTOCOL_VERSION}..{PROTOCOL_VERSION}; update the other program"
+            f"the table's host speaks protocol version {version}, too old for this program "
+            f"({ours}): the host must update Local Durak"
         )
     if min_version > PROTOCOL_VERSION:
+        if at_host:
+            raise VersionTooNew(
+                f"your program's protocol versions {min_version}..{version} are too new for the "
+                f"table's host (it speaks {ours}): the host must update Local Durak"
+            )
         raise VersionTooNew(
-            f"protocol version {min_version} is too new: this program speaks versions "
-            f"{MIN_PROTOCOL_VERSION}..{PROTOCOL_VERSION}; update this program"
+            f"the table's host speaks protocol version {min_version}, too new for this program "
+            f"({ours}): update Local Durak on this laptop"
         )
     return min(version, PROTOCOL_VERSION)

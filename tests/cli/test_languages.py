@@ -718,3 +718,19 @@ async def test_golden_host_waiting_in_the_language(code: str) -> None:
     ):
         assert want in flat, f"{code}: {want!r} cut or missing"
     check_golden(golden_name("host_waiting", code), text)
+
+
+async def test_game_over_pogony_beside_a_chinese_name() -> None:
+    """A name the big letters cannot draw (Chinese) stays on one line; the three pogony are
+    still drawn whole beside it (every row once, their bottom beside the name)."""
+    from tests.cli import test_app
+
+    i18n.set_language("zh_Hant")
+    session = test_app.finished_state()
+    session.names = ("小明", "王大同", "李")
+    text = await _screen(session)
+    lines = text.splitlines()
+    top = next(i for i, line in enumerate(lines) if "▁▁▁▁▁▁ " in line and "╲" not in line)
+    assert lines[top + 1].count("✶") == 6 and lines[top + 2].count("6") == 3
+    assert "王 大 同" in lines[top + 3] and lines[top + 3].count("╲▁▁▁▁▁▁╱") == 3
+    assert _("{names} — durak!").format(names="王大同") in text

@@ -253,11 +253,13 @@ async def test_version_errors_raise_on_the_client(tmp_path: Path) -> None:
     try:
         ch = await tr.connect("127.0.0.1", h.port, fingerprint=h.ident.fingerprint)
         await ch.send(m.Hello(version=7, min_version=5))
-        with pytest.raises(VersionTooNew, match="update this program"):
+        # Read by the client's player: it is the host that must update (issue 15: the text
+        # was written from the host's side, "update this program", and shown as-is).
+        with pytest.raises(VersionTooNew, match="the host must update"):
             await tr._expect(ch, m.Welcome, 5)
         ch = await tr.connect("127.0.0.1", h.port, fingerprint=h.ident.fingerprint)
         await ch.send(m.Hello(version=0, min_version=0))
-        with pytest.raises(VersionTooOld):
+        with pytest.raises(VersionTooOld, match="update Local Durak on your laptop"):
             await tr._expect(ch, m.Welcome, 5)
     finally:
         h.server.close()

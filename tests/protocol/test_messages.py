@@ -67,6 +67,8 @@ EXAMPLES: list[m.Message] = [
     m.Closing(seq=5, seat=0, open=True, window=2000),
     m.GameOver(seq=6, game=GAME, result=GameResult((1,), False), forfeit=None, score=(0, 1)),
     m.TableClosed(seq=8, reason="host quit"),
+    m.Notice(seq=9, problem="the host cannot save: No space left on device"),
+    m.Clock(seq=10, seat=1, seconds=60),
 ]
 
 

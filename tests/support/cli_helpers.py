@@ -24,6 +24,7 @@ from localdurak.net.api import (
     ConnectionState,
     EventKind,
     LobbyView,
+    MoveClock,
     SeriesScore,
     TableError,
     TableEvent,
@@ -175,6 +176,8 @@ class StaticSession:
         self.audit = AuditVerdict(AuditStatus.CLEAN)
         self.closing = False
         self.aborted: tuple[int, str] | None = None
+        self.problem: str | None = None
+        self.move_clock: MoveClock | None = None
         self.seat_hold = 120.0
         self.lobby_view: LobbyView | None = None
         self.pairing_code = ""

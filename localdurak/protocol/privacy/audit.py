@@ -22,7 +22,6 @@ Cost: about 2·N·D scalar multiplications plus the proofs of the log.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from ...game.actions import Action, Do, GameResult
@@ -30,8 +29,9 @@ from ...game.cards import CARDS, Card
 from ...game.engine import Game
 from ...game.outcome import BoutEnded, Outcome, Over, Refilled, Returned, Taken, first
 from ...game.rules import Rules
-from ..errors import AuthFailed, RemoteProtocolError
-from ..signing import key_fingerprint, setup_digest, verify_action
+from ..errors import RemoteProtocolError
+from ..signing import key_fingerprint
+from .binding import check_identity, check_setup
 from .cardpoints import CARD_POINTS
 from .group import GROUP, InvalidPoint, Scalar
 from .messages import (
@@ -48,7 +48,6 @@ from .messages import (
 from .proofs import dleq_verify, schnorr_verify
 from .record import (
     WITHOUT_IDENTITY,
-    Identity,
     TranscriptError,
     identity_from_dict,
     is_legacy,
@@ -56,57 +55,7 @@ from .record import (
 )
 from .schedule import Setup
 from .transcript import Transcript, shuffle_digest, signed_action
-
-
-class NotARecord(ValueError):
-    """The input is not a game record with a card-privacy transcript."""
-
-
-@dataclass(frozen=True, slots=True)
-class AuditFault:
-    seat: int | None
-    """The seat that broke the protocol (None: the host or the record itself)."""
-    what: str
-
-    def __str__(self) -> str:
-        who = f"seat {self.seat}" if self.seat is not None else "the host/record"
-        return f"{who}: {self.what}"
-
-
-@dataclass(frozen=True, slots=True)
-class AuditedSeat:
-    """Who played a seat, as the record's identity section says and the seat's signatures
-    prove: its name and its device identity key's fingerprint (`signing.key_fingerprint`)."""
-
-    seat: int
-    name: str
-    fingerprint: str
-
-    def __str__(self) -> str:
-        return f"seat {self.seat}: {self.name}, identity {self.fingerprint}"
-
-
-@dataclass(frozen=True, slots=True)
-class AuditReport:
-    faults: tuple[AuditFault, ...] = ()
-    deck: tuple[Card, ...] | None = None
-    """The whole deck in deal order, decoded with the revealed keys (None if it could not be)."""
-    checked: dict[str, int] = field(default_factory=dict)
-    seats: tuple[AuditedSeat, ...] = ()
-    """Who played (a /3 record); empty for a record that does not say."""
-    unchecked: tuple[str, ...] = ()
-    """What the audit could not check in this record, and why (an old format, the host's word
-    on a forfeit)."""
-    missing_keys: tuple[int, ...] = ()
-    """Seats whose key is not in the record: reported, never a verdict on the seat."""
-
-    @property
-    def clean(self) -> bool:
-        return not self.faults
-
-    @property
-    def guilty(self) -> tuple[int, ...]:
-        return tuple(sorted({f.seat for f in self.faults if f.seat is not None}))
+from .verdict import AuditedSeat, AuditFault, AuditReport, NotARecord
 
 
 def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
@@ -127,9 +76,9 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
     faults: list[AuditFault] = []
     unchecked: list[str] = []
     seats: tuple[AuditedSeat, ...] = ()
-    faults += _check_setup(record, setup)
+    faults += check_setup(record, setup)
     if identity is not None:
-        faults += _check_identity(record, setup, log, identity)
+        faults += check_identity(record, setup, log, identity)
         seats = tuple(
             AuditedSeat(i, name, key_fingerprint(key))
             for i, (name, key) in enumerate(zip(identity.names, identity.keys, strict=True))
@@ -592,170 +541,18 @@ def _result_text(r: GameResult) -> str:
     return "durak " + ", ".join(f"seat {s}" for s in r.durak) if r.durak else "no durak"
 
 
-def _check_setup(record: Mapping[str, Any], setup: Setup) -> list[AuditFault]:
-    """The record's ``seats``, ``dealer`` and ``rules`` are the transcript's setup, which every
-    proof binds (the game id hashes it, step 0)."""
-    faults: list[AuditFault] = []
-    if "seats" in record and record["seats"] != setup.seats:
-        faults.append(
-            AuditFault(
-                None, f"the record says {record['seats']!r} seats, the protocol {setup.seats}"
-            )
-        )
-    if "dealer" in record and record["dealer"] != setup.dealer:
-        faults.append(
-            AuditFault(None, f"the record's dealer is not the protocol's (seat {setup.dealer})")
-        )
-    if "rules" in record and not _same_rules(record["rules"], setup.rules):
-        faults.append(AuditFault(None, "the record's rules are not the ones the game was dealt by"))
-    return faults
-
-
-def _same_rules(a: Any, b: Any) -> bool:
-    try:
-        return isinstance(a, Mapping) and Rules.from_dict(a) == Rules.from_dict(b)
-    except (ValueError, TypeError):
-        return False
-
-
-_MANY = 3
-"""Faults of one kind listed one by one; beyond that, counted."""
-
-
-def _check_identity(
-    record: Mapping[str, Any], setup: Setup, log: Sequence[Message], ident: Identity
-) -> list[AuditFault]:
-    """A /3 record: every message a seat made is in a step that seat signed with its identity
-    key, under the digest of the setup it was told (`signing.setup_digest`: the game, the
-    rules, the dealer, every name and key); no signed step is missing (each seat's counters
-    run from 0 without a gap, but for the steps the host refused); the record's names and
-    setup are the signed ones.  A fault here is the host's or the record's: nothing in a
-    record that fails these checks shows a seat did anything."""
-    faults: list[AuditFault] = []
-    n = len(ident.keys)
-    if (
-        n != setup.seats
-        or ident.dealer != setup.dealer
-        or not _same_rules(ident.rules, setup.rules)
-    ):
-        faults.append(AuditFault(None, "the transcript's setup is not the one the seats signed"))
-    if "names" in record and record["names"] != list(ident.names):
-        faults.append(AuditFault(None, "the record's names are not the ones the seats signed"))
-    if "seats" in record and record["seats"] != n:
-        faults.append(AuditFault(None, "the record's seats are not the ones the seats signed"))
-    if "rules" in record and not _same_rules(record["rules"], ident.rules):
-        faults.append(AuditFault(None, "the record's rules are not the ones the seats signed"))
-    if record.get("previous") != ident.previous and ("previous" in record or ident.previous):
-        faults.append(
-            AuditFault(None, "the record's previous result is not the one the seats signed")
-        )
-    if n != setup.seats:
-        return faults
-    digest = setup_digest(
-        game=ident.game,
-        number=ident.number,
-        rules=ident.rules,
-        dealer=ident.dealer,
-        names=ident.names,
-        keys=ident.keys,
-        previous=ident.previous,
-    )
-    covered: list[int | None] = [None] * len(log)
-    last = [-1] * n
-    used: list[set[int]] = [set() for _ in range(n)]
-    forged: list[int] = []
-    for k, st in enumerate(ident.steps):
-        if not all(0 <= i < len(log) for i in st.at) or len(set(st.at)) != len(st.at):
-            faults.append(AuditFault(None, f"signed step {k} names messages the log does not hold"))
-            continue
-        msgs = [log[i] for i in st.at]
-        try:
-            verify_action(
-                ident.keys[st.seat],
-                st.sig,
-                game=digest,
-                seat=st.seat,
-                n=st.n,
-                kind=st.step,
-                body=[m.to_dict() for m in msgs],
-            )
-        except AuthFailed:
-            forged.append(k)
-            continue
-        if any(m.seat != st.seat or isinstance(m, Refill | Return) for m in msgs):
-            faults.append(
-                AuditFault(None, f"signed step {k} holds a message not in its seat's name")
-            )
-            continue
-        for i in st.at:
-            if covered[i] is not None:
-                faults.append(AuditFault(None, f"message {i} of the log is in two signed steps"))
-            covered[i] = k
-        if st.n <= last[st.seat]:
-            faults.append(
-                AuditFault(
-                    None,
-                    f"seat {st.seat}'s signed steps are out of their order in the record "
-                    f"(#{st.n} after #{last[st.seat]})",
-                )
-            )
-        if st.n in used[st.seat]:
-            faults.append(AuditFault(None, f"seat {st.seat}'s signed step #{st.n} is there twice"))
-        used[st.seat].add(st.n)
-        last[st.seat] = max(last[st.seat], st.n)
-    if forged:
-        first = ident.steps[forged[0]]
-        faults.append(
-            AuditFault(
-                None,
-                f"{len(forged)} step(s) of the record do not carry their seat's identity "
-                f"signature over the signed setup (the first: step {forged[0]}, seat "
-                f"{first.seat}'s #{first.n}): the record was altered or made up, and nothing "
-                "shows those seats made them",
-            )
-        )
-    unsigned = [
-        i for i, m in enumerate(log) if covered[i] is None and not isinstance(m, Refill | Return)
-    ]
-    if unsigned:
-        m = log[unsigned[0]]
-        faults.append(
-            AuditFault(
-                None,
-                f"{len(unsigned)} message(s) of the log are in no step their seat signed (the "
-                f"first: message {unsigned[0]}, in seat {m.seat}'s name)",
-            )
-        )
-    claimed = list(ident.refused)
-    journal = record.get("privacy_refused")  # a journal not yet made a record lists them apart
-    if isinstance(journal, list):
-        claimed += [
-            (r[0], r[1])
-            for r in journal
-            if isinstance(r, list) and len(r) == 2 and all(type(x) is int for x in r)
-        ]
-    for seat, (name, ns) in enumerate(zip(ident.names, used, strict=True)):
-        refused = {r for s, r in claimed if s == seat}
-        every = ns | refused
-        if not every:
-            continue
-        gaps = sorted(set(range(max(every) + 1)) - every)
-        if gaps:
-            shown = ", ".join(f"#{g}" for g in gaps[:_MANY]) + (" …" if len(gaps) > _MANY else "")
-            faults.append(
-                AuditFault(
-                    None,
-                    f"seat {seat} ({name})'s signed step(s) {shown} are not in the record: "
-                    "deleted, or the record was cut",
-                )
-            )
-    return faults
-
-
 def describe(report: AuditReport) -> str:
     if report.clean:
         return "clean"
     return "\n".join(str(f) for f in report.faults)
 
 
-__all__ = ["CARDS", "AuditFault", "AuditReport", "NotARecord", "audit", "describe"]
+__all__ = [
+    "CARDS",
+    "AuditFault",
+    "AuditReport",
+    "AuditedSeat",
+    "NotARecord",
+    "audit",
+    "describe",
+]

@@ -1,0 +1,97 @@
+"""The move clock (issue 11 item 5, ``--move-time``): the seat the table waits for has a
+move time; every screen gets it (a `Clock` event: the countdown shows in its last 15 s), and
+when it runs out the seat forfeits exactly as a dropped player does after the hold.  On main
+before this a connected but silent player stalled the table for ever."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from localdurak.game.rules import Rules
+from localdurak.net.api import MoveClock
+from localdurak.net.client import Address, ClientSession
+from localdurak.net.host import HostOptions, TableHost
+from localdurak.net.identity import load_or_create
+from localdurak.protocol.privacy.audit import audit
+
+
+async def test_a_silent_player_forfeits_on_the_clock(tmp_path: Path) -> None:
+    events: list[dict[str, Any]] = []
+    host = TableHost(
+        load_or_create(tmp_path / "host"),
+        HostOptions(
+            name="Clock",
+            seats=2,
+            bots=1,
+            bot_level="random",
+            rules=Rules(deck=24),
+            record_dir=tmp_path / "records",
+            port=0,
+            advertise=False,
+            host="127.0.0.1",
+            move_time=1.0,
+            hold=600,
+        ),
+        on_event=events.append,
+    )
+    await host.start()
+    serving = asyncio.create_task(host.run())
+    silent = ClientSession(
+        load_or_create(tmp_path / "silent"),
+        "Silent",
+        Address("127.0.0.1", host.port, host.identity.fingerprint),
+        state_dir=tmp_path / "saved",
+    )
+    await silent.start()
+    await silent.set_ready(True)
+    clocks: list[MoveClock] = []
+    try:
+        async with asyncio.timeout(60):
+            while not host.results:
+                if silent.move_clock is not None and silent.move_clock not in clocks:
+                    clocks.append(silent.move_clock)
+                await asyncio.wait_for(silent.wait_changed(), 60)
+        await asyncio.wait_for(serving, 60)
+    finally:
+        await silent.close()
+        if not serving.done():
+            await host.close()
+    me = silent.seat
+    over = host.results[0]
+    assert over["forfeit"] == me and over["result"]["durak"] == [me]
+    assert any(e.get("event") == "move_time" and e["seat"] == me for e in events)
+    assert any(c.seat == me for c in clocks)  # its screen had the clock
+    assert silent.results and silent.results[0].forfeit == me
+    # As for a dropped player: the others' keys are in; the audit reports only the silent
+    # seat's key as missing and judges nobody for it.
+    record = json.loads(Path(over["record"]).read_text())
+    assert record["forfeit"] == me
+    report = audit(record)
+    assert report.guilty == ()
+    assert all("key is not in the record" in f.what for f in report.faults)
+
+
+async def test_no_clock_when_it_is_off(tmp_path: Path) -> None:
+    host = TableHost(
+        load_or_create(tmp_path / "host"),
+        HostOptions(
+            name="No clock",
+            seats=2,
+            bots=2,
+            bot_level="random",
+            rules=Rules(deck=24),
+            record_dir=tmp_path / "records",
+            port=0,
+            advertise=False,
+            host="127.0.0.1",
+            move_time=0,
+        ),
+    )
+    await asyncio.wait_for(host.run(), 120)
+    from localdurak.protocol.messages import Clock
+
+    assert not any(isinstance(e, Clock) for e in host.events)
+    assert "forfeit" not in host.results[0]
