@@ -199,7 +199,7 @@ async def _play_person(session: ClientSession, ascii_only: bool = False) -> int:
             print(f"localdurak join: {e.reason}", file=sys.stderr)
             pin = await asyncio.to_thread(getpass.getpass, "PIN: ")
             session = ClientSession(session.identity, session.name, session.address, pin=pin)
-    pinning.remember(session)
+    await pinning.remember_named(session)
     try:
         app = DurakApp(session=session, ascii_only=ascii_only)
         return await app.run_async()
@@ -224,7 +224,7 @@ async def _play(identity: Any, name: str, address: Address, args: argparse.Names
         hint = "; give it with --pin" if e.pin_wanted else ""
         print(f"localdurak join: {e.reason}{hint}", file=sys.stderr)
         return 1
-    pinning.remember(session)
+    await pinning.remember_named(session)
     _print(
         {"event": "joined", "seat": session.my_seat, "address": f"{address.host}:{address.port}"}
     )

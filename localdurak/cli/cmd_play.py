@@ -29,7 +29,7 @@ def register(subparsers: Any) -> None:
         description=_("Play Durak on this laptop against 1 to 5 bots."),
     )
     p.add_argument("--bots", type=int, default=None, metavar="K", help=_("bots, 1..5 (default 2)"))
-    p.add_argument("--level", choices=BOT_LEVELS, default="normal", help=_("the bots' level"))
+    p.add_argument("--level", choices=BOT_LEVELS, default="strong", help=_("the bots' level"))
     p.add_argument("--seed", type=int, default=None, help=_("shuffle with this seed (replays)"))
     p.add_argument(
         "--speed", type=float, default=0.7, metavar="S", help=_("seconds between bot moves")

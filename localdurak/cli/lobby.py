@@ -597,7 +597,7 @@ class Lobby:
                         return
                     self._say(_("Cannot join {name}: {reason}").format(name=label, reason=e.reason))
                     return
-                pinning.remember(session)
+                await pinning.remember_named(session)
                 self.message = ""
                 assert self.app is not None
                 self.app.open_table(session)

@@ -10,6 +10,7 @@ gives the fingerprint has checked it, and the new one replaces the old).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 
@@ -44,6 +45,15 @@ def changed(address: Address, error: TableError, name: str = "") -> HostChanged 
     return HostChanged(
         name or address.host, where(address), address.fingerprint, error.fingerprint_shown
     )
+
+
+async def remember_named(session: ClientSession, timeout: float = 2.0) -> None:
+    """`remember`, once the table has said its name (its lobby comes just after joining)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while session.lobby_view is None and loop.time() < end and not session.closed:
+        await asyncio.sleep(0.05)
+    remember(session)
 
 
 def remember(session: ClientSession) -> None:

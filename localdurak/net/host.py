@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from localdurak.game.actions import Do, GameResult
+from localdurak.game.actions import GameResult
 from localdurak.game.engine import Game
 from localdurak.game.outcome import Phase as EnginePhase
 from localdurak.game.rules import Rules, RulesError
@@ -118,6 +118,7 @@ from localdurak.protocol.records import (
 )
 from localdurak.protocol.table.common import action_of, decode_body
 from localdurak.protocol.table.host import HostGame
+from localdurak.protocol.table.policy import waits_for_challenges
 
 log = logging.getLogger(__name__)
 
@@ -1059,7 +1060,7 @@ class TableHost:
             action = action_of(decode_body(cmd.body, seat))
         except RemoteProtocolError:
             return False  # refused on the spot, with its reason
-        if action.do is Do.CHALLENGE or not g.game.would_end_bout(action):
+        if not waits_for_challenges(self.o.rules, g.game, action):
             return False
         self.on_event({"event": "challenge_window", "seat": seat, "seconds": window})
         self._held += 1

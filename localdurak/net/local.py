@@ -34,6 +34,7 @@ from localdurak.net.api import (
     TableEvent,
     table_events,
 )
+from localdurak.protocol.table.policy import waits_for_challenges
 
 _reaction = random.SystemRandom()
 """The bots' reaction times: apart from the table's generator, whose draws decide the
@@ -271,7 +272,7 @@ class LocalTable:
             game.check(action)
         except IllegalAction as e:
             raise ActionRefused(e.reason, e.rule) from None
-        if self.rules.cheating and action.do is not Do.CHALLENGE and game.would_end_bout(action):
+        if waits_for_challenges(self.rules, game, action):
             self._held = action
             self._hold_cancel.clear()
             self._hold_task = asyncio.get_running_loop().create_task(self._hold(action))

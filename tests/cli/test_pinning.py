@@ -75,13 +75,13 @@ async def test_a_known_table_with_another_certificate_is_refused_and_can_be_acce
     pinning.pin(address)
     assert address.fingerprint is None
     session = await _join(address, tmp_path)
-    pinning.remember(session)
+    await pinning.remember_named(session)
     await session.close()
     files = list((tmp_path / "home").rglob(FILE))
     assert len(files) == 1
     saved = json.loads(files[0].read_text(encoding="utf-8"))
     assert [h["fingerprint"] for h in saved["hosts"]] == [anna.fingerprint]
-    assert where in saved["hosts"][0]["addresses"]
+    assert where in saved["hosts"][0]["addresses"] and saved["hosts"][0]["name"] == "Kitchen"
     await _stop(host, serving)
 
     # Another laptop (another certificate) now answers at the same address: refused, and

@@ -1,3 +1,4 @@
-"""One game of the series as each party keeps it, sans-I/O: the seat's replica (seat.py), the
-host's authority (host.py), and what they share (common.py), joining the wire messages, the
-card-privacy protocol and the rules engine."""
+"""One game of the series as each party keeps it, sans-I/O, joining the wire messages, the
+card-privacy protocol and the rules engine: the seat's replica (seat.py), the host's authority
+(host.py), what they share (common.py), and the table policy the host and the offline table
+share (policy.py)."""
