@@ -452,6 +452,10 @@ class TableHost:
         self.advertiser = Advertiser(self._ad(), enabled=self.o.advertise)
         advertiser = self.advertiser
         await advertiser.start()
+        # A seat taken while the advertisement was being announced (the host's own player
+        # joins at once) found it not yet active: announce what the table is now.
+        if self._ad().seats_taken != advertiser.ad.seats_taken:
+            self._readvertise()
         if advertiser.problem and self.o.advertise:
             self.on_event({"event": "advertising", "problem": advertiser.problem})
         if not self.resumed:

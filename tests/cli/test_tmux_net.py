@@ -97,6 +97,7 @@ def test_host_and_lobby_in_two_namespaces_play_a_bout(
 
     guest_screen = _start(lan, 1, "guest", tmp_path / "vera", "--name Vera")
     screen = _wait(guest_screen, "Kitchen")  # found over mDNS across the bridge
+    screen = _wait(guest_screen, "seats")  # the row, once the advertisement is whole
     assert "1/3 seats" in screen
     _tmux("send-keys", "-t", "guest", "Enter")
     screen = _wait(guest_screen, "Code to compare with the host:")

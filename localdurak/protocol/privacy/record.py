@@ -49,7 +49,9 @@ WITHOUT_IDENTITY = "a transcript without identity signatures"
 
 def is_legacy(d: Any) -> bool:
     """Whether a ``"privacy"`` value is of a format before proofs of shuffle."""
-    return isinstance(d, Mapping) and d.get("format") in LEGACY_FORMATS
+    return (
+        isinstance(d, Mapping) and isinstance(fmt := d.get("format"), str) and fmt in LEGACY_FORMATS
+    )
 
 
 class TranscriptError(ValueError):
@@ -137,7 +139,12 @@ def with_identity(
 
 def transcript_from_dict(d: Any) -> tuple[Setup, list[Message], list[dict[str, Any]]]:
     """(setup, accepted messages, refused attempts) from a record's ``"privacy"`` value."""
-    if not isinstance(d, Mapping) or d.get("format") not in FORMATS:
+    # A format that is a list or a dict is no format (and no set member: unhashable).
+    if (
+        not isinstance(d, Mapping)
+        or not isinstance(d.get("format"), str)
+        or d["format"] not in FORMATS
+    ):
         raise TranscriptError(
             f"the privacy transcript is not {FORMAT} (nor {FORMAT_3} or localdurak-privacy/2)"
         )
