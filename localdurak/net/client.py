@@ -79,6 +79,7 @@ from localdurak.protocol.errors import (
     VersionTooOld,
 )
 from localdurak.protocol.messages import (
+    REPLACED,
     Ack,
     AddBot,
     BotLevel,
@@ -726,6 +727,14 @@ class ClientSession:
                 self.paused = m.reason or "the host paused; it will resume"
                 self._notify()
                 raise ConnectionClosed(f"the host paused: {m.reason}")
+            if m.reason == REPLACED:
+                # Our seat was taken by a second process of our identity (one laptop, one
+                # LOCALDURAK_HOME): stop here rather than take it back, and be taken again.
+                self._finish(
+                    "another program with this identity took this seat (a second localdurak "
+                    "with the same LOCALDURAK_HOME, or a copy of it): give each its own "
+                    "identity with --profile NAME"
+                )
             raise ConnectionClosed(f"the host said goodbye: {m.reason}")
         seq = getattr(m, "seq", None)
         if seq is not None and self.last_seq is not None and seq <= self.last_seq:
