@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import collections
 import enum
+import functools
 import importlib
 import types
 from collections.abc import Iterable
@@ -255,9 +256,16 @@ class _Decoder:
 _UNFILLED = object()
 
 
+@functools.lru_cache(maxsize=8)
+def _registry(classes: tuple[type[Any], ...]) -> _Registry:
+    """The registry of these classes, made once: a client saves its seat before every step it
+    sends, and walking every allowed module each time was a good part of the save."""
+    return _Registry(classes)
+
+
 def dumps(obj: Any, *, kind: str, classes: Iterable[type[Any]] = ()) -> bytes:
     """The snapshot of ``obj`` (``kind`` names what it is: "seat", "bot", "session")."""
-    enc = _Encoder(_Registry(classes))
+    enc = _Encoder(_registry(tuple(classes)))
     tree = enc.enc(obj)
     head = {"format": FORMAT, "version": VERSION, "kind": kind, "classes": enc.classes}
     packed: bytes = msgpack.packb([head, tree], use_bin_type=True)
@@ -287,7 +295,7 @@ def loads(data: bytes, *, kind: str, classes: Iterable[type[Any]] = ()) -> Any:
     if not isinstance(classes_named, list):
         raise SnapshotError("a saved state without its classes")
     try:
-        return _Decoder(_Registry(classes), classes_named).dec(tree)
+        return _Decoder(_registry(tuple(classes)), classes_named).dec(tree)
     except SnapshotError:
         raise
     except (IndexError, KeyError, TypeError, ValueError, AttributeError) as e:
