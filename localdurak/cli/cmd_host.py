@@ -26,6 +26,7 @@ from typing import Any
 from localdurak.cli.i18n import _
 from localdurak.cli.logs import setup_logging
 from localdurak.cli.options import add_rules_options, client_parent, rules_from_args
+from localdurak.cli.profiles import claim_seat
 from localdurak.datadir import data_dir
 from localdurak.game.bots import BOT_LEVELS
 from localdurak.game.rules import RulesError
@@ -147,6 +148,8 @@ def run(args: argparse.Namespace) -> int:
 
             if not setup_language(args) or not has_terminal("host"):
                 return 2
+            if not claim_seat("host"):  # the host's own player sits at seat 0
+                return 1
             return asyncio.run(_resume_and_play(identity, args))
         try:
             host = resume_table(identity, args.resume, on_event=_print)
@@ -195,6 +198,8 @@ def run(args: argparse.Namespace) -> int:
 
             if not setup_language(args) or not has_terminal("host"):
                 return 2
+            if not claim_seat("host"):  # the host's own player sits at seat 0
+                return 1
             options.own_seat = True
             return asyncio.run(_host_and_play(identity, options, args))
         host = TableHost(identity, options, on_event=_print)

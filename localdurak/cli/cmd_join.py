@@ -24,6 +24,7 @@ from localdurak.cli import pinning
 from localdurak.cli.i18n import _
 from localdurak.cli.logs import setup_logging
 from localdurak.cli.options import client_parent
+from localdurak.cli.profiles import claim_seat
 from localdurak.game.bots import BOT_LEVELS
 from localdurak.net.api import TableError
 from localdurak.net.client import Address, ClientSession, play_as_bot
@@ -119,6 +120,8 @@ def run(args: argparse.Namespace) -> int:
             from localdurak.cli.cmd_lobby import run_lobby
 
             return run_lobby(args)
+    if not claim_seat("join", bot=args.bot):
+        return 1
     try:
         identity = load_or_create()
     except IdentityError as e:

@@ -569,12 +569,12 @@ class Lobby:
             from localdurak.cli.netplay import join_table
             from localdurak.net.api import TableError
             from localdurak.net.client import ClientSession
-            from localdurak.net.identity import IdentityError, load_or_create
+            from localdurak.net.identity import IdentityError, load_for_seat
             from localdurak.net.known_hosts import HostChanged
 
             try:
                 try:
-                    identity = load_or_create()
+                    identity = load_for_seat()
                 except IdentityError as e:
                     self._say(str(e))
                     return
@@ -622,12 +622,12 @@ class Lobby:
             from localdurak.cli.netplay import host_and_sit
             from localdurak.datadir import data_dir
             from localdurak.net.host import HostOptions
-            from localdurak.net.identity import IdentityError, load_or_create
+            from localdurak.net.identity import IdentityError, load_for_seat
             from localdurak.net.transport import DEFAULT_PORT
 
             try:
                 try:
-                    identity = load_or_create()
+                    identity = load_for_seat()
                 except IdentityError as e:
                     self._say(str(e))
                     return

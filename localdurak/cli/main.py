@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from localdurak import datadir
 from localdurak.cli import i18n
 from localdurak.cli.i18n import _
 from localdurak.cli.options import add_top_options
@@ -25,6 +26,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tables",
     "replay",
     "audit",
+    "identity",
     "rules",
 )
 
@@ -69,9 +71,9 @@ def _only(argv: Sequence[str]) -> list[str] | None:
         return None
     i = 0
     while i < len(argv) and argv[i].startswith("-"):  # the top options, before the command
-        if argv[i] in ("--lang", "--name"):
+        if argv[i] in ("--lang", "--name", "--profile"):
             i += 2
-        elif argv[i] == "--ascii" or argv[i].startswith(("--lang=", "--name=")):
+        elif argv[i] == "--ascii" or argv[i].startswith(("--lang=", "--name=", "--profile=")):
             i += 1
         else:
             return None
@@ -116,6 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(_only(args_list))
     args = parser.parse_args(args_list)
     _player_name(args)
+    datadir.use_profile(getattr(args, "profile", None))
     func: Callable[[argparse.Namespace], int] | None = getattr(args, "func", None)
     try:
         if func is None:

@@ -382,9 +382,13 @@ class HostCore:
         peers = sum(1 for s in self.seats if s.peer is not None and s.peer.synced)
         self.bytes_out += size * peers
         if isinstance(event, GameStarted):
-            self.on_event({"event": "trace_start", "seq": event.seq, "t": now})
+            cpu = time.process_time()
+            self.on_event({"event": "trace_start", "seq": event.seq, "t": now, "cpu": cpu})
         elif isinstance(event, PrivacyEvent):
-            self.on_event({"event": "step", "seq": event.seq, "step": event.step, "t": now})
+            cpu = time.process_time()
+            self.on_event(
+                {"event": "step", "seq": event.seq, "step": event.step, "t": now, "cpu": cpu}
+            )
             if event.step in ("play", "act"):
                 self.on_event({"event": "relay", "seq": event.seq, "seat": event.seat, "t": now})
         elif isinstance(event, GameOver):

@@ -73,6 +73,11 @@ HANDSHAKE_TIMEOUT: Final = 10.0
 
 READ_CHUNK: Final = 64 * 1024
 
+SHUTDOWN_WAIT: Final = 1.0
+"""Seconds a closing connection waits for the peer's side of the TLS close before it is cut
+(asyncio waits 30 s by default: a dead link's seat was marked away only ~47 s after the cut,
+past the 15 s lan.md promises)."""
+
 
 class ConnectionClosed(ConnectionError):
     """The peer closed the connection (or it broke).  ``reason`` says how, when known."""
@@ -193,6 +198,13 @@ class Channel:
         """Close at once, without a farewell."""
         await self._abort()
 
+    def cut(self) -> None:
+        """Drop the connection at once: no farewell, no TLS close (a peer that stopped
+        answering would never answer it).  The reader sees the end of the stream now."""
+        self.closed = True
+        self.connection.close()
+        self._writer.transport.abort()
+
     async def recv(self, timeout: float | None = None) -> Message:
         """The next message from the peer.  Pings are answered and pongs absorbed here.
 
@@ -270,8 +282,10 @@ class Channel:
         self.closed = True
         self.connection.close()
         self._writer.close()
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(self._writer.wait_closed(), 1.0)
+        try:
+            await asyncio.wait_for(self._writer.wait_closed(), SHUTDOWN_WAIT)
+        except Exception:  # no TLS close from the peer in time (a dead link): cut it
+            self._writer.transport.abort()
 
 
 async def connect(
@@ -291,7 +305,10 @@ async def connect(
     expected = normalize_fingerprint(fingerprint) if fingerprint is not None else None
     try:
         reader, writer = await asyncio.wait_for(
-            asyncio.open_connection(host, port, ssl=client_context()), timeout
+            asyncio.open_connection(
+                host, port, ssl=client_context(), ssl_shutdown_timeout=SHUTDOWN_WAIT
+            ),
+            timeout,
         )
     except TimeoutError:
         raise ConnectionClosed(f"no answer from {host}:{port} within {timeout:g} s") from None
@@ -533,7 +550,12 @@ async def serve(
 
     try:
         return await asyncio.start_server(
-            handle, host, port, ssl=ctx, ssl_handshake_timeout=HANDSHAKE_TIMEOUT
+            handle,
+            host,
+            port,
+            ssl=ctx,
+            ssl_handshake_timeout=HANDSHAKE_TIMEOUT,
+            ssl_shutdown_timeout=SHUTDOWN_WAIT,
         )
     except OSError as e:
         raise PortInUse(
@@ -549,22 +571,32 @@ def bound_port(server: asyncio.Server) -> int:
 
 async def keepalive(channel: Channel, *, interval: float = 5.0, misses: int = 3) -> None:
     """Ping the peer whenever it has been quiet for ``interval`` seconds; after
-    ``misses × interval`` seconds of silence close the channel (lan.md "Keepalive").
+    ``misses × interval`` seconds of silence (15 s by default, lan.md "Keepalive") drop the
+    channel at once (`Channel.cut`: a dead link answers no TLS close either).
 
     Run it as a task beside the reader loop: ``recv`` answers pings and records when the
     peer was last heard.  Returns when the channel closes."""
+    give_up = interval * misses
+    pinged = 0.0
     while not channel.closed:
-        await asyncio.sleep(interval / 2)
-        quiet = time.monotonic() - channel.last_received
-        if quiet >= interval * misses:
-            log.info("%s silent for %.1f s: dropping it", channel.peer_address, quiet)
-            await channel.close(reason="no answer to pings")
+        now = time.monotonic()
+        heard = channel.last_received
+        if now - heard >= give_up:
+            log.info("%s silent for %.1f s: dropping it", channel.peer_address, now - heard)
+            with contextlib.suppress(Exception):  # the farewell, if anything still goes out
+                channel.write_now([Bye("no answer to pings")])
+            channel.cut()
             return
-        if quiet >= interval:
+        since = max(heard, pinged)
+        if now - since >= interval:
+            pinged = now
             try:
                 await channel.ping()
             except (ConnectionClosed, LocalProtocolError):
                 return
+            continue
+        # Wake when the next ping is due, or when the silence reaches the limit.
+        await asyncio.sleep(max(0.01, min(heard + give_up, since + interval) - now))
 
 
 __all__ = [

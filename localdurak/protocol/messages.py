@@ -290,6 +290,13 @@ class Pong(Message):
     nonce: int
 
 
+REPLACED: Final = "you connected again"
+"""A `Bye`'s reason when the host closes a seat's connection because the same key connected
+again: a client that lost its link has closed that connection already, so the client that
+reads it is a second process of the same identity that took its seat (it stops there,
+rather than take the seat back and be displaced in turn, for ever)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Bye(Message):
     """The sender is closing the connection on purpose (the seat is given up).  From the
