@@ -65,6 +65,7 @@ from localdurak.net.host_core import (
     Left,
     Phase,
     Received,
+    wake,
 )
 from localdurak.net.host_ending import HostEnding
 from localdurak.net.host_lobby import HostLobby
@@ -119,7 +120,6 @@ from localdurak.protocol.messages import (
 
 log = logging.getLogger("localdurak.net.host")
 
-
 __all__ = [
     "CANNOT_SAVE",
     "EVENTS_FILE",
@@ -149,7 +149,12 @@ class TableHost(HostLobby, HostMoves, HostEnding, HostResume):
         self.server = await serve(self.identity, self._on_channel, host=self.o.host, port=self.port)
         self.port = bound_port(self.server)
         self._save_state()
-        self.store.open_events(self.resumed, self.events)
+        if self.resumed:
+            # Whole again from memory: a log that lost its tail or had a damaged frame
+            # would read only up to it next time (appending after it hides the rest).
+            self.store.reopen_events(self.events)
+        else:
+            self.store.open_events(False, self.events)
         self.on_event(
             {
                 "event": "listening",
@@ -181,6 +186,9 @@ class TableHost(HostLobby, HostMoves, HostEnding, HostResume):
                 if slot.kind is SeatKind.HUMAN and slot.peer is None:
                     self._hold(seat)
             self._update_clock()  # counted afresh from the host's return
+            # A bot whose turn it is acts after an inbox item: a resumed table with nothing
+            # to resend froze for good (1 resume of all-bot tables in 6).
+            self.inbox.put_nowait(Call(wake))
         self._maybe_start()
 
     async def run(self) -> None:
@@ -503,8 +511,8 @@ def resume_table(
         slot = host.seats[s]
         slot.kind, slot.bot, slot.ready, slot.name = SeatKind.BOT, bot, True, f"Bot {s + 1}"
         slot.key = bot.key.public_key
-    host.replay_events()
     if state.get("journal"):
         host.journal_path = Path(state["journal"])
+    host.replay_events()
     host.rewrite_journal()
     return host

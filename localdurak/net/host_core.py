@@ -279,7 +279,12 @@ class HostCore:
         self.phase = Phase.LOBBY
         self.seq = 0
         self.events: list[Message] = []
-        self.first_seq = 1
+        self.resumed_at: list[int] = []
+        """The last event each resume of this table found in its log: the events after it
+        (up to `RESUME_GAP` later) were lost with the old host, and a player who saw some of
+        them gives back the signed steps among them (`_resume_peer`)."""
+        self._restoring: set[int] = set()
+        """Seats whose players may give back other seats' steps the host lost."""
         self.inbox: asyncio.Queue[Item] = asyncio.Queue()
         self.game: HostGame | None = None
         self.game_number = 0
@@ -305,6 +310,8 @@ class HostCore:
         self._reveal_timer: asyncio.TimerHandle | None = None
         self._logged = 0
         """How many of the game's accepted steps are in its journal."""
+        self._signed = 0
+        """How many of the game's signed steps are in its journal (``privacy_signed``)."""
         self._refused: list[tuple[int, int]] = []
         """The game's refused steps (seat, n) its journal lists (records.md)."""
         self._clock_timer: asyncio.TimerHandle | None = None
@@ -320,6 +327,11 @@ class HostCore:
         self.bytes_in = 0
         for _ in range(options.bots):
             self._add_bot(options.bot_level)
+
+    @property
+    def first_seq(self) -> int:
+        """The oldest event kept in memory (seqs jump by `RESUME_GAP` at each resume)."""
+        return getattr(self.events[0], "seq") if self.events else self.seq + 1  # noqa: B009
 
     @property
     def state(self) -> TableState:
@@ -353,7 +365,6 @@ class HostCore:
         if len(self.events) > REPLAY_KEEP:
             drop = len(self.events) - REPLAY_KEEP
             del self.events[:drop]
-            self.first_seq += drop
         self.store.append_event(event)
         actor = event.seat if isinstance(event, PrivacyEvent) else None
         for s, slot in enumerate(self.seats):
@@ -443,6 +454,9 @@ class HostCore:
         raise NotImplementedError
 
     def _stop_clock(self) -> None:  # `HostMoves`
+        raise NotImplementedError
+
+    def _update_clock(self) -> None:  # `HostMoves`
         raise NotImplementedError
 
     def _start_game(self) -> None:  # `HostEnding`

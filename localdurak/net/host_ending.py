@@ -21,6 +21,7 @@ from localdurak.net.host_core import (
     Phase,
     fields_of,
 )
+from localdurak.net.recovery import signed_item
 from localdurak.net.table_store import (
     check_room,
 )
@@ -73,7 +74,7 @@ class HostEnding(HostCore):
         self._drop_finished_games()
         self.store.new_game(self.events)
         self.game = HostGame(started)
-        self._logged = 0
+        self._logged = self._signed = 0
         self._refused = []
         self.on_event(
             {"event": "game_started", "game": self.game_number, "journal": str(self.journal_path)}
@@ -88,7 +89,6 @@ class HostEnding(HostCore):
         for i in range(len(self.events) - 1, 0, -1):
             if isinstance(self.events[i], GameOver):
                 del self.events[:i]
-                self.first_seq += i
                 return
 
     def _open_journal(self, started: GameStarted) -> None:
@@ -176,6 +176,7 @@ class HostEnding(HostCore):
         """The game's whole journal from memory (after a crash or disk trouble)."""
         lines = [self._journal_header(g.started)]
         lines += [journal_append("privacy_log", m.to_json()) for m in g.accepted_log]
+        lines += [journal_append("privacy_signed", signed_item(st)) for st in g.steps]
         lines += [journal_append("privacy_refused", [seat, n]) for seat, n in self._refused]
         if g.game is not None:
             lines += [journal_action(a) for a in g.game.log]
@@ -231,7 +232,7 @@ class HostEnding(HostCore):
         self.previous = result
         self.game = None
         self._ending = None
-        self._logged = 0
+        self._logged = self._signed = 0
         self.game_number += 1
         self._game_over(g, ending)
         self._go(Go.RECORDED)

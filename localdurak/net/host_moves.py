@@ -16,6 +16,7 @@ from localdurak.net.host_core import (
     Phase,
 )
 from localdurak.net.peer import Peer
+from localdurak.net.recovery import signed_item
 from localdurak.protocol.errors import (
     CheatFound,
     RemoteProtocolError,
@@ -65,6 +66,9 @@ class HostMoves(HostCore):
         for m in g.accepted_log[self._logged :]:
             self.store.journal_line(journal_append("privacy_log", m.to_json()))
         self._logged = len(g.accepted_log)
+        for st in g.steps[self._signed :]:
+            self.store.journal_line(journal_append("privacy_signed", signed_item(st)))
+        self._signed = len(g.steps)
         if acc.action is not None:
             self.store.journal_line(journal_action(acc.action))
         for s, c in acc.relay:

@@ -5,7 +5,7 @@ journal rewritten, the table's state, disk trouble told on every screen."""
 
 from __future__ import annotations
 
-import json
+import bisect
 import logging
 import time
 from pathlib import Path
@@ -18,12 +18,16 @@ from localdurak.net.host_core import (
     Phase,
 )
 from localdurak.net.peer import Peer, SeatSlot
+from localdurak.net.recovery import RESUME_GAP, journal_commands
 from localdurak.net.table_store import (
     EVENTS_FILE,
-    read_frames,
+    journal_objects,
+    read_event_log,
     write_record_file,
 )
 from localdurak.protocol.errors import (
+    BadMessage,
+    RemoteProtocolError,
     Unavailable,
 )
 from localdurak.protocol.messages import (
@@ -92,16 +96,31 @@ class HostResume(HostCore):
             # older events after it would break its sequence.
             peer.push(Ack(re=m.id, seq=self.seq))
             return
+        lost = next((p for p in self.resumed_at if p < m.last_seq < p + RESUME_GAP), None)
+        if lost is not None and self.game is not None:
+            # It saw events this host lost (the old host's last frames, a power cut): it
+            # gets everything after what survived (numbered past its last) and our
+            # ``Ack`` names that point, so it gives back the signed steps it holds after it
+            # (`Privacy.seat`, checked like any step); nobody is stranded or blamed.
+            self.on_event({"event": "lost_tail", "seat": seat, "have": lost, "had": m.last_seq})
+            self._restoring.add(seat)
+            self._resync(peer, seat, lost, Ack(re=m.id, seq=lost))
+            return
         if not self.first_seq - 1 <= m.last_seq <= self.seq:
             # A fresh start for it: the lobby now, live events after (no snapshot of a game
             # it cannot play without its saved seat).
             peer.synced = True
             self._broadcast_lobby()
             raise Unavailable("the events you missed are not here: you start afresh")
-        missed = self.events[m.last_seq - self.first_seq + 1 :]
+        self._resync(peer, seat, m.last_seq, Ack(re=m.id, seq=self.seq))
+
+    def _resync(self, peer: Peer, seat: int, last_seq: int, ack: Ack) -> None:
+        """Every event after ``last_seq``, the answer to its `Resume`, then live events."""
+        seqs = [getattr(ev, "seq") for ev in self.events]  # noqa: B009
+        missed = self.events[bisect.bisect_right(seqs, last_seq) :]
         for ev in missed:
             peer.push(ev)
-        peer.push(Ack(re=m.id, seq=self.seq))
+        peer.push(ack)
         peer.synced = True
         if self.seats[seat].away_since is not None:
             self._back(seat)
@@ -117,9 +136,34 @@ class HostResume(HostCore):
         each brought up to date with the events after its save."""
         self.store.replaying = True
         try:
-            events = read_frames(self.state_dir / EVENTS_FILE)
-            for ev in events:
-                self._replay(ev)
+            events, whole = read_event_log(self.state_dir / EVENTS_FILE)
+            for k, ev in enumerate(events):
+                seq = getattr(ev, "seq", None)
+                refused = list(self.game.refused_steps) if self.game is not None else []
+                try:
+                    if not isinstance(seq, int) or seq <= self.seq:
+                        raise BadMessage(f"event {seq} after event {self.seq}")
+                    self._replay(ev)
+                except RemoteProtocolError as e:
+                    # A damaged frame that still decodes (a flipped byte in a signature):
+                    # the log ends before it; the journal and the players have the rest.
+                    log.warning("the event log is damaged at its event %d: %s", k, e)
+                    del events[k:]
+                    if self.events and self.events[-1] is ev:
+                        self.events.pop()
+                    self.seq = getattr(self.events[-1], "seq") if self.events else 0  # noqa: B009
+                    if self.game is not None:
+                        self.game.refused_steps = refused  # not a refusal: a damaged copy
+                    whole = False
+                    break
+            if not events:
+                raise ValueError("the table's event log is empty or damaged from its start")
+            # What survived, and a jump past anything the old host may have told after it
+            # (`resumed_at`: its players give back the signed steps they saw).
+            self.resumed_at.append(self.seq)
+            self.seq += RESUME_GAP
+            if not whole:
+                self.on_event({"event": "damaged", "file": EVENTS_FILE, "kept": len(events)})
             for s, bot in self.bots.bots():
                 bot.load()
                 if (
@@ -131,6 +175,7 @@ class HostResume(HostCore):
                 for ev in events:
                     if isinstance(ev, GameStarted | PrivacyEvent) and ev.seq > bot.last_seq:
                         self.bots.feed(s, bot, ev)
+            self._steps_from_journal()
         finally:
             self.store.replaying = False
         # Whatever the bots signed that the old host never relayed, again (after start()).
@@ -143,10 +188,31 @@ class HostResume(HostCore):
         self.resumed = True
         self.on_event({"event": "resumed", "seq": self.seq, "game": self.game_number})
 
+    def _steps_from_journal(self) -> None:
+        """The signed steps the journal holds beyond the event log (a log cut or damaged):
+        through the same checks as live, as far as they check out, relayed again as new
+        events (the players ignore a step they have)."""
+        g = self.game
+        journal = self.journal_path
+        if g is None or journal is None:
+            return
+        added = 0
+        for seat, cmd in journal_commands(journal, g):
+            try:
+                acc = g.receive(seat, cmd)
+            except RemoteProtocolError as e:
+                log.warning(
+                    "the journal's step %d of seat %d does not check out: %s", cmd.n, seat, e
+                )
+                break
+            added += 1
+            for s, c in acc.relay:
+                self._emit(c.relayed(self._next_seq(), s))
+        if added:
+            self.on_event({"event": "from_journal", "steps": added})
+
     def _replay(self, ev: Message) -> None:
         seq: int = getattr(ev, "seq")  # noqa: B009 - events carry seq
-        if not self.events:
-            self.first_seq = seq  # the log starts at the last game's end (`restart_events`)
         self.seq = seq
         self.events.append(ev)
         if isinstance(ev, Lobby):
@@ -190,6 +256,7 @@ class HostResume(HostCore):
             self._refused.append((seat, n))
         self.store.rewrite_journal(self._game_lines(g))
         self._logged = len(g.accepted_log)
+        self._signed = len(g.steps)
 
     def _save_state(self) -> None:
         """`_write_state`, a failure told as disk trouble (the table goes on)."""
@@ -234,6 +301,7 @@ class HostResume(HostCore):
         if self.game is not None and self.journal_path is not None:
             self.store.rewrite_journal(self._game_lines(self.game))
             self._logged = len(self.game.accepted_log)
+            self._signed = len(self.game.steps)
         self.store.restart_events(self.events)
 
     def _write_state(self) -> None:
@@ -264,18 +332,10 @@ class HostResume(HostCore):
 
 
 def refused_in_journal(path: Path) -> list[tuple[int, int]]:
-    """The ``privacy_refused`` entries of a journal (a line cut by a crash is skipped)."""
+    """The ``privacy_refused`` entries of a journal (a damaged line is skipped)."""
     out: list[tuple[int, int]] = []
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError:
-        return out
-    for line in text.splitlines():
-        try:
-            obj = json.loads(line)
-        except ValueError:
-            continue
-        appended = obj.get("append") if isinstance(obj, dict) else None
+    for obj in journal_objects(path):
+        appended = obj.get("append")
         item = appended.get("privacy_refused") if isinstance(appended, dict) else None
         if isinstance(item, list) and len(item) == 2 and all(type(x) is int for x in item):
             out.append((item[0], item[1]))
