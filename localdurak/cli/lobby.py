@@ -678,7 +678,7 @@ class Lobby:
         return False
 
     def play_offline(
-        self, rules: Rules | None = None, seats: int = 3, level: str = "normal"
+        self, rules: Rules | None = None, seats: int = 3, level: str = "strong"
     ) -> None:
         app = self.app
         assert app is not None
@@ -741,7 +741,7 @@ class Lobby:
 
         @kb.add("b", filter=lobby)
         def _bots(event: KeyPressEvent) -> None:
-            """Play against two bots on this laptop."""
+            """Play against two bots on this laptop (strong: the default opponent, as `play`)."""
             self.play_offline()
 
         @kb.add("a", filter=lobby)

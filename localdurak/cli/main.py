@@ -26,6 +26,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tables",
     "replay",
     "audit",
+    "identity",
     "rules",
 )
 

@@ -795,6 +795,8 @@ class ClientSession:
             self._closing = False
             self._audit = AuditVerdict(AuditStatus.PENDING)
             self._events = [TableEvent(EventKind.GAME_STARTED, game=m.number + 1)]
+            if self.trace is not None:
+                self.trace({"event": "started", "t": time.monotonic(), "cpu": time.process_time()})
             return self.game.start()
         if isinstance(m, PrivacyEvent):
             if self.game is None or m.game != self.game.game_id or self.cheat is not None:
@@ -885,7 +887,7 @@ class ClientSession:
         now = time.monotonic()
         if self._traced_deal != m.game and self.game.hand_decoded():
             self._traced_deal = m.game
-            self.trace({"event": "dealt", "t": now})
+            self.trace({"event": "dealt", "t": now, "cpu": time.process_time()})
         if m.step in ("play", "act"):
             self.trace({"event": "applied", "seq": m.seq, "t": now, "t0": t0})
         waiting = len(self.game.player.t.deferred_plays)

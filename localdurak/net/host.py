@@ -28,9 +28,9 @@ change; ``advertise=False`` turns that off.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import enum
-import json
 import logging
 import os
 import random
@@ -49,12 +49,15 @@ from localdurak.net.discovery import Advertiser, TableAd, TableStatus
 from localdurak.net.host_bots import BotSeat, HostBots
 from localdurak.net.identity import EphemeralKey, Identity
 from localdurak.net.peer import PEER_BACKLOG_MAX, Peer, SeatSlot
+from localdurak.net.recovery import RESUME_GAP, journal_commands, signed_item
 from localdurak.net.table_store import (
     EVENTS_FILE,
     RETRY_S,
     STATE_FILE,
     TableStore,
     check_room,
+    journal_objects,
+    read_event_log,
     read_frames,
     table_state,
     write_record_file,
@@ -361,7 +364,12 @@ class TableHost:
         self.phase = Phase.LOBBY
         self.seq = 0
         self.events: list[Message] = []
-        self.first_seq = 1
+        self.resumed_at: list[int] = []
+        """The last event each resume of this table found in its log: the events after it
+        (up to `RESUME_GAP` later) were lost with the old host, and a player who saw some of
+        them gives back the signed steps among them (`_resume_peer`)."""
+        self._restoring: set[int] = set()
+        """Seats whose players may give back other seats' steps the host lost."""
         self.inbox: asyncio.Queue[Item] = asyncio.Queue()
         self.game: HostGame | None = None
         self.game_number = 0
@@ -387,6 +395,8 @@ class TableHost:
         self._reveal_timer: asyncio.TimerHandle | None = None
         self._logged = 0
         """How many of the game's accepted steps are in its journal."""
+        self._signed = 0
+        """How many of the game's signed steps are in its journal (``privacy_signed``)."""
         self._refused: list[tuple[int, int]] = []
         """The game's refused steps (seat, n) its journal lists (records.md)."""
         self._clock_timer: asyncio.TimerHandle | None = None
@@ -404,6 +414,11 @@ class TableHost:
             self._add_bot(options.bot_level)
 
     # --- the phase ----------------------------------------------------------------------------
+
+    @property
+    def first_seq(self) -> int:
+        """The oldest event kept in memory (seqs jump by `RESUME_GAP` at each resume)."""
+        return getattr(self.events[0], "seq") if self.events else self.seq + 1  # noqa: B009
 
     @property
     def state(self) -> TableState:
@@ -437,7 +452,12 @@ class TableHost:
         self.server = await serve(self.identity, self._on_channel, host=self.o.host, port=self.port)
         self.port = bound_port(self.server)
         self._save_state()
-        self.store.open_events(self.resumed, self.events)
+        if self.resumed:
+            # Whole again from memory: a log that lost its tail or had a damaged frame
+            # would read only up to it next time (appending after it hides the rest).
+            self.store.reopen_events(self.events)
+        else:
+            self.store.open_events(False, self.events)
         self.on_event(
             {
                 "event": "listening",
@@ -469,6 +489,9 @@ class TableHost:
                 if slot.kind is SeatKind.HUMAN and slot.peer is None:
                     self._hold(seat)
             self._update_clock()  # counted afresh from the host's return
+            # A bot whose turn it is acts after an inbox item: a resumed table with nothing
+            # to resend froze for good (1 resume of all-bot tables in 6).
+            self.inbox.put_nowait(Call(_wake))
         self._maybe_start()
 
     async def run(self) -> None:
@@ -910,7 +933,6 @@ class TableHost:
         if len(self.events) > REPLAY_KEEP:
             drop = len(self.events) - REPLAY_KEEP
             del self.events[:drop]
-            self.first_seq += drop
         self.store.append_event(event)
         actor = event.seat if isinstance(event, PrivacyEvent) else None
         for s, slot in enumerate(self.seats):
@@ -939,9 +961,13 @@ class TableHost:
         peers = sum(1 for s in self.seats if s.peer is not None and s.peer.synced)
         self.bytes_out += size * peers
         if isinstance(event, GameStarted):
-            self.on_event({"event": "trace_start", "seq": event.seq, "t": now})
+            cpu = time.process_time()
+            self.on_event({"event": "trace_start", "seq": event.seq, "t": now, "cpu": cpu})
         elif isinstance(event, PrivacyEvent):
-            self.on_event({"event": "step", "seq": event.seq, "step": event.step, "t": now})
+            cpu = time.process_time()
+            self.on_event(
+                {"event": "step", "seq": event.seq, "step": event.step, "t": now, "cpu": cpu}
+            )
             if event.step in ("play", "act"):
                 self.on_event({"event": "relay", "seq": event.seq, "seat": event.seat, "t": now})
         elif isinstance(event, GameOver):
@@ -983,7 +1009,7 @@ class TableHost:
         self._drop_finished_games()
         self.store.new_game(self.events)
         self.game = HostGame(started)
-        self._logged = 0
+        self._logged = self._signed = 0
         self._refused = []
         self.on_event(
             {"event": "game_started", "game": self.game_number, "journal": str(self.journal_path)}
@@ -998,7 +1024,6 @@ class TableHost:
         for i in range(len(self.events) - 1, 0, -1):
             if isinstance(self.events[i], GameOver):
                 del self.events[:i]
-                self.first_seq += i
                 return
 
     def _open_journal(self, started: GameStarted) -> None:
@@ -1028,6 +1053,9 @@ class TableHost:
         for m in g.accepted_log[self._logged :]:
             self.store.journal_line(journal_append("privacy_log", m.to_json()))
         self._logged = len(g.accepted_log)
+        for st in g.steps[self._signed :]:
+            self.store.journal_line(journal_append("privacy_signed", signed_item(st)))
+        self._signed = len(g.steps)
         if acc.action is not None:
             self.store.journal_line(journal_action(acc.action))
         for s, c in acc.relay:
@@ -1242,6 +1270,7 @@ class TableHost:
         """The game's whole journal from memory (after a crash or disk trouble)."""
         lines = [self._journal_header(g.started)]
         lines += [journal_append("privacy_log", m.to_json()) for m in g.accepted_log]
+        lines += [journal_append("privacy_signed", signed_item(st)) for st in g.steps]
         lines += [journal_append("privacy_refused", [seat, n]) for seat, n in self._refused]
         if g.game is not None:
             lines += [journal_action(a) for a in g.game.log]
@@ -1297,7 +1326,7 @@ class TableHost:
         self.previous = result
         self.game = None
         self._ending = None
-        self._logged = 0
+        self._logged = self._signed = 0
         self.game_number += 1
         self._game_over(g, ending)
         self._go(Go.RECORDED)
@@ -1384,16 +1413,31 @@ class TableHost:
             # older events after it would break its sequence.
             peer.push(Ack(re=m.id, seq=self.seq))
             return
+        lost = next((p for p in self.resumed_at if p < m.last_seq < p + RESUME_GAP), None)
+        if lost is not None and self.game is not None:
+            # It saw events this host lost (the old host's last frames, a power cut): it
+            # gets everything after what survived (numbered past its last) and our
+            # ``Ack`` names that point, so it gives back the signed steps it holds after it
+            # (`Privacy.seat`, checked like any step); nobody is stranded or blamed.
+            self.on_event({"event": "lost_tail", "seat": seat, "have": lost, "had": m.last_seq})
+            self._restoring.add(seat)
+            self._resync(peer, seat, lost, Ack(re=m.id, seq=lost))
+            return
         if not self.first_seq - 1 <= m.last_seq <= self.seq:
             # A fresh start for it: the lobby now, live events after (no snapshot of a game
             # it cannot play without its saved seat).
             peer.synced = True
             self._broadcast_lobby()
             raise Unavailable("the events you missed are not here: you start afresh")
-        missed = self.events[m.last_seq - self.first_seq + 1 :]
+        self._resync(peer, seat, m.last_seq, Ack(re=m.id, seq=self.seq))
+
+    def _resync(self, peer: Peer, seat: int, last_seq: int, ack: Ack) -> None:
+        """Every event after ``last_seq``, the answer to its `Resume`, then live events."""
+        seqs = [getattr(ev, "seq") for ev in self.events]  # noqa: B009
+        missed = self.events[bisect.bisect_right(seqs, last_seq) :]
         for ev in missed:
             peer.push(ev)
-        peer.push(Ack(re=m.id, seq=self.seq))
+        peer.push(ack)
         peer.synced = True
         if self.seats[seat].away_since is not None:
             self._back(seat)
@@ -1411,9 +1455,34 @@ class TableHost:
         each brought up to date with the events after its save."""
         self.store.replaying = True
         try:
-            events = read_frames(self.state_dir / EVENTS_FILE)
-            for ev in events:
-                self._replay(ev)
+            events, whole = read_event_log(self.state_dir / EVENTS_FILE)
+            for k, ev in enumerate(events):
+                seq = getattr(ev, "seq", None)
+                refused = list(self.game.refused_steps) if self.game is not None else []
+                try:
+                    if not isinstance(seq, int) or seq <= self.seq:
+                        raise BadMessage(f"event {seq} after event {self.seq}")
+                    self._replay(ev)
+                except RemoteProtocolError as e:
+                    # A damaged frame that still decodes (a flipped byte in a signature):
+                    # the log ends before it; the journal and the players have the rest.
+                    log.warning("the event log is damaged at its event %d: %s", k, e)
+                    del events[k:]
+                    if self.events and self.events[-1] is ev:
+                        self.events.pop()
+                    self.seq = getattr(self.events[-1], "seq") if self.events else 0  # noqa: B009
+                    if self.game is not None:
+                        self.game.refused_steps = refused  # not a refusal: a damaged copy
+                    whole = False
+                    break
+            if not events:
+                raise ValueError("the table's event log is empty or damaged from its start")
+            # What survived, and a jump past anything the old host may have told after it
+            # (`resumed_at`: its players give back the signed steps they saw).
+            self.resumed_at.append(self.seq)
+            self.seq += RESUME_GAP
+            if not whole:
+                self.on_event({"event": "damaged", "file": EVENTS_FILE, "kept": len(events)})
             for s, bot in self.bots.bots():
                 bot.load()
                 if (
@@ -1425,6 +1494,7 @@ class TableHost:
                 for ev in events:
                     if isinstance(ev, GameStarted | PrivacyEvent) and ev.seq > bot.last_seq:
                         self.bots.feed(s, bot, ev)
+            self._steps_from_journal()
         finally:
             self.store.replaying = False
         # Whatever the bots signed that the old host never relayed, again (after start()).
@@ -1437,10 +1507,31 @@ class TableHost:
         self.resumed = True
         self.on_event({"event": "resumed", "seq": self.seq, "game": self.game_number})
 
+    def _steps_from_journal(self) -> None:
+        """The signed steps the journal holds beyond the event log (a log cut or damaged):
+        through the same checks as live, as far as they check out, relayed again as new
+        events (the players ignore a step they have)."""
+        g = self.game
+        journal = self.journal_path
+        if g is None or journal is None:
+            return
+        added = 0
+        for seat, cmd in journal_commands(journal, g):
+            try:
+                acc = g.receive(seat, cmd)
+            except RemoteProtocolError as e:
+                log.warning(
+                    "the journal's step %d of seat %d does not check out: %s", cmd.n, seat, e
+                )
+                break
+            added += 1
+            for s, c in acc.relay:
+                self._emit(c.relayed(self._next_seq(), s))
+        if added:
+            self.on_event({"event": "from_journal", "steps": added})
+
     def _replay(self, ev: Message) -> None:
         seq: int = getattr(ev, "seq")  # noqa: B009 - events carry seq
-        if not self.events:
-            self.first_seq = seq  # the log starts at the last game's end (`restart_events`)
         self.seq = seq
         self.events.append(ev)
         if isinstance(ev, Lobby):
@@ -1484,6 +1575,7 @@ class TableHost:
             self._refused.append((seat, n))
         self.store.rewrite_journal(self._game_lines(g))
         self._logged = len(g.accepted_log)
+        self._signed = len(g.steps)
 
     def _save_state(self) -> None:
         """`_write_state`, a failure told as disk trouble (the table goes on)."""
@@ -1528,6 +1620,7 @@ class TableHost:
         if self.game is not None and self.journal_path is not None:
             self.store.rewrite_journal(self._game_lines(self.game))
             self._logged = len(self.game.accepted_log)
+            self._signed = len(self.game.steps)
         self.store.restart_events(self.events)
 
     def _write_state(self) -> None:
@@ -1595,26 +1688,18 @@ def resume_table(
         slot = host.seats[s]
         slot.kind, slot.bot, slot.ready, slot.name = SeatKind.BOT, bot, True, f"Bot {s + 1}"
         slot.key = bot.key.public_key
-    host.replay_events()
     if state.get("journal"):
         host.journal_path = Path(state["journal"])
+    host.replay_events()
     host.rewrite_journal()
     return host
 
 
 def refused_in_journal(path: Path) -> list[tuple[int, int]]:
-    """The ``privacy_refused`` entries of a journal (a line cut by a crash is skipped)."""
+    """The ``privacy_refused`` entries of a journal (a damaged line is skipped)."""
     out: list[tuple[int, int]] = []
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError:
-        return out
-    for line in text.splitlines():
-        try:
-            obj = json.loads(line)
-        except ValueError:
-            continue
-        appended = obj.get("append") if isinstance(obj, dict) else None
+    for obj in journal_objects(path):
+        appended = obj.get("append")
         item = appended.get("privacy_refused") if isinstance(appended, dict) else None
         if isinstance(item, list) and len(item) == 2 and all(type(x) is int for x in item):
             out.append((item[0], item[1]))

@@ -446,6 +446,7 @@ class Privacy(Message):
             "step": STEP,
             "body": Plain(),
             "sig": SIG,
+            "seat": Opt(SEAT),
         }
     )
     id: int
@@ -454,6 +455,10 @@ class Privacy(Message):
     step: str
     body: Any
     sig: bytes
+    seat: int | None = None
+    """Another seat's step, from the sender's copy of its relay (``None``: the sender's
+    own): what a host that lost the last events of its log (a power cut) gets back from the
+    players, who hold the same signed steps (docs/protocol.md §7)."""
 
     def relayed(self, seq: int, seat: int) -> PrivacyEvent:
         """The step as the host relays it from ``seat``: unchanged, numbered ``seq``."""
