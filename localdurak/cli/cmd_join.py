@@ -30,7 +30,7 @@ from localdurak.game.bots import BOT_LEVELS
 from localdurak.net.api import TableError
 from localdurak.net.client import Address, ClientSession, play_as_bot
 from localdurak.net.discovery import DiscoveryUnavailable, TableBrowser
-from localdurak.net.identity import IdentityError, load_or_create
+from localdurak.net.identity import IdentityError, load_or_create, normalize_fingerprint
 from localdurak.net.known_hosts import HostChanged
 
 
@@ -129,6 +129,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"localdurak join: {e}", file=sys.stderr)
         return 1
     name = ""
+    if args.fingerprint is not None:
+        try:
+            normalize_fingerprint(args.fingerprint)
+        except IdentityError as e:
+            print(f"localdurak join: {e}", file=sys.stderr)
+            return 2
     if args.address is not None:
         try:
             address = Address.parse(args.address, args.fingerprint)
@@ -170,7 +176,9 @@ def run(args: argparse.Namespace) -> int:
         print("localdurak join: " + pinning.changed_text(e), file=sys.stderr)
         return 1
     if args.bot:
-        player = args.name or f"Bot {random.randrange(1000)}"
+        from localdurak.cli.settings import clean_name
+
+        player = clean_name(args.name or "") or f"Bot {random.randrange(1000)}"
     else:
         from localdurak.cli import settings
 
