@@ -23,6 +23,7 @@ from typing import Any
 from localdurak.cli import pinning
 from localdurak.cli.i18n import _
 from localdurak.cli.logs import setup_logging
+from localdurak.cli.net_words import net_reason
 from localdurak.cli.options import client_parent
 from localdurak.cli.profiles import claim_seat
 from localdurak.game.bots import BOT_LEVELS
@@ -202,12 +203,13 @@ async def _play_person(session: ClientSession, ascii_only: bool = False) -> int:
                 print("localdurak join: " + pinning.changed_text(moved), file=sys.stderr)
                 return 1
             if not e.pin_wanted:
-                print(f"localdurak join: {e.reason}", file=sys.stderr)
+                print(f"localdurak join: {net_reason(e.reason)}", file=sys.stderr)
                 return 1
             if not sys.stdin.isatty():
-                print(f"localdurak join: {e.reason}; give it with --pin", file=sys.stderr)
+                reason = net_reason(e.reason)
+                print(f"localdurak join: {reason}; give it with --pin", file=sys.stderr)
                 return 1
-            print(f"localdurak join: {e.reason}", file=sys.stderr)
+            print(f"localdurak join: {net_reason(e.reason)}", file=sys.stderr)
             pin = await asyncio.to_thread(getpass.getpass, "PIN: ")
             session = ClientSession(session.identity, session.name, session.address, pin=pin)
     await pinning.remember_named(session)
@@ -233,7 +235,7 @@ async def _play(identity: Any, name: str, address: Address, args: argparse.Names
             return 1
         # A script (join --bot) cannot be asked for the PIN: say how to give it.
         hint = "; give it with --pin" if e.pin_wanted else ""
-        print(f"localdurak join: {e.reason}{hint}", file=sys.stderr)
+        print(f"localdurak join: {net_reason(e.reason)}{hint}", file=sys.stderr)
         return 1
     await pinning.remember_named(session)
     _print(
@@ -268,7 +270,7 @@ async def _play(identity: Any, name: str, address: Address, args: argparse.Names
             return 0
         await running
     except TableError as e:
-        print(f"localdurak join: {e.reason}", file=sys.stderr)
+        print(f"localdurak join: {net_reason(e.reason)}", file=sys.stderr)
         return 1
     finally:
         stopping.cancel()
