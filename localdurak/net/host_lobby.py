@@ -21,6 +21,7 @@ from localdurak.protocol.errors import (
     Unavailable,
 )
 from localdurak.protocol.messages import (
+    REPLACED,
     AddBot,
     Auth,
     RemoveBot,
@@ -50,9 +51,7 @@ class HostLobby(HostCore):
                     # The same device again while its old connection lingers: the new one wins.
                     old = slot.peer
                     slot.peer = None
-                    asyncio.get_running_loop().create_task(
-                        old.channel.close(reason="you connected again")
-                    )
+                    asyncio.get_running_loop().create_task(old.channel.close(reason=REPLACED))
                 return s
         if self.state is not TableState.LOBBY:
             raise TableFull("the game has started and no seat is held for you")
