@@ -163,6 +163,10 @@ class _Encoder:
             return [INTSUB, self.cls(t), int(o)]
         ix = self.cls(t)
         fields: list[Any] = [OBJ, ix]
+        if isinstance(o, tuple):  # a NamedTuple (the game's outcome events): its fields
+            for name, value in zip(t._fields, o, strict=True):
+                fields += [name, self.enc(value)]
+            return fields
         state = dict(vars(o)) if hasattr(o, "__dict__") else {}
         for name in _slots(t):
             if hasattr(o, name):
@@ -238,6 +242,17 @@ class _Decoder:
             return value
         if tag == OBJ:
             cls = self.classes[node[1]]
+            if issubclass(cls, tuple):  # a NamedTuple, made from its fields by name
+                at = self._slot()
+                items = node[2:]
+                try:
+                    made = cls(
+                        **{items[i]: self.dec(items[i + 1]) for i in range(0, len(items), 2)}
+                    )
+                except TypeError as e:
+                    raise SnapshotError(f"{cls.__qualname__}: {e}") from None
+                self.memo[at] = made
+                return made
             obj = object.__new__(cls)
             self.memo.append(obj)
             items = node[2:]
