@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -160,6 +161,7 @@ def game_run(players: int, deck: int, home: Path, delay: float) -> dict[str, flo
         relays = {x["seq"]: x["t"] for x in host.seen if x.get("event") == "relay"}
         actor = {x["seq"]: x["seat"] for x in host.seen if x.get("event") == "relay"}
         dealt = []
+        cpu: list[float] = []  # each client's CPU from the game's start to its hand decoded
         # The latency of an action is to the *other* clients (the target says "to all 5
         # other clients"): the actor's own client has it already.
         applied: dict[int, list[float]] = {}
@@ -172,9 +174,12 @@ def game_run(players: int, deck: int, home: Path, delay: float) -> dict[str, flo
             while not c.lines.empty():
                 c.seen.append(c.lines.get())
             seat = next(x["seat"] for x in c.seen if x.get("event") == "joined")
+            began = next((x for x in c.seen if x.get("event") == "started"), None)
             for x in c.seen:
                 if x.get("event") == "dealt" and not dealt[len(clients) :]:
                     dealt.append(x["t"])
+                    if began is not None and "cpu" in x:
+                        cpu.append(x["cpu"] - began["cpu"])
                     break
             proved = {x["seq"]: x["t"] for x in c.seen if x.get("event") == "checked"}
             for x in c.seen:
@@ -215,8 +220,17 @@ def game_run(players: int, deck: int, home: Path, delay: float) -> dict[str, flo
             t = relays[q]
             return sum(1 for u in relay_times if u != t and abs(u - t) < 0.010)
 
+        # The host's CPU from the game's start to the last step it relayed before the last
+        # hand was decoded (what it did for the deal).
+        first = next(x for x in host.seen if x.get("event") == "trace_start")
+        host_steps = [
+            x for x in host.seen if x.get("event") == "step" and "cpu" in x and x["t"] <= max(dealt)
+        ]
+        host_cpu = (host_steps[-1]["cpu"] - first["cpu"]) if host_steps and "cpu" in first else 0.0
         return {
             "deal_s": max(dealt) - start,
+            "host_cpu_s": host_cpu,
+            "client_cpu_s": cpu,  # type: ignore[dict-item]
             "latencies": lat,  # type: ignore[dict-item]
             "checked": [  # type: ignore[dict-item]
                 max(ts) - relays[seq]
@@ -254,13 +268,19 @@ def games(args: argparse.Namespace) -> int:
     import tempfile
 
     out: dict[str, dict[str, float]] = {}
+    load = os.getloadavg()
     for n in [int(x) for x in args.players.split(",")]:
         deals, lats, sizes, checks = [], [], [], []
+        totals, busiest, hosts = [], [], []
         kinds: dict[str, list[float]] = {}
         for _ in range(args.runs):
             with tempfile.TemporaryDirectory() as d:
                 r = game_run(n, args.deck, Path(d), args.delay)
             deals.append(r["deal_s"])
+            clients_cpu: list[float] = r["client_cpu_s"]  # type: ignore[assignment]
+            totals.append(r["host_cpu_s"] + sum(clients_cpu))
+            busiest.append(max(clients_cpu, default=0.0))
+            hosts.append(r["host_cpu_s"])
             lats += r["latencies"]  # type: ignore[arg-type]
             checks += r["checked"]  # type: ignore[arg-type]
             for k, v in r["by_kind"].items():  # type: ignore[attr-defined]
@@ -270,6 +290,11 @@ def games(args: argparse.Namespace) -> int:
         out[str(n)] = {
             "deal_median_s": round(statistics.median(deals), 3),
             "deal_max_s": round(max(deals), 3),
+            # CPU from the game's start to every hand decoded: every process (host and
+            # players) together, the busiest player's, the host's (medians over the runs).
+            "deal_cpu_all_s": round(statistics.median(totals), 3),
+            "deal_cpu_busiest_player_s": round(statistics.median(busiest), 3),
+            "deal_cpu_host_s": round(statistics.median(hosts), 3),
             "latency_p50_ms": round(1000 * lats[len(lats) // 2], 2),
             "latency_p99_ms": round(1000 * lats[min(len(lats) - 1, int(len(lats) * 0.99))], 2),
             "actions": len(lats),
@@ -286,7 +311,8 @@ def games(args: argparse.Namespace) -> int:
         return 0
     print(
         f"whole games over TLS on loopback, {args.deck} cards, {args.runs} run(s) per size, "
-        f"bots think {args.delay:g} s"
+        f"bots think {args.delay:g} s; {os.cpu_count()} cores, load average "
+        f"{load[0]:.2f} before, {os.getloadavg()[0]:.2f} after"
     )
     for n, r in out.items():
         print(
@@ -294,6 +320,13 @@ def games(args: argparse.Namespace) -> int:
             f" (max {r['deal_max_s']:.3f}); action latency host -> all other clients p50 "
             f"{r['latency_p50_ms']:.2f} ms, p99 {r['latency_p99_ms']:.2f} ms "
             f"({r['actions']} actions); {r['bytes_per_game']} bytes per game"
+        )
+        print(
+            f"    CPU start game -> every hand decoded: all {int(n) + 1} processes "
+            f"{1000 * r['deal_cpu_all_s']:.0f} ms (on {os.cpu_count()} cores at least "
+            f"{1000 * r['deal_cpu_all_s'] / (os.cpu_count() or 1):.0f} ms of wall time), "
+            f"busiest player {1000 * r['deal_cpu_busiest_player_s']:.0f} ms, "
+            f"host {1000 * r['deal_cpu_host_s']:.0f} ms"
         )
         print(
             f"    with the played card's proof checked too (at a quiet moment): p50 "

@@ -38,6 +38,7 @@ from localdurak.cli import bigtext, table
 from localdurak.cli.controller import TableController
 from localdurak.cli.i18n import _, ngettext
 from localdurak.cli.keys import build_key_bindings
+from localdurak.cli.net_words import net_sentence
 from localdurak.cli.table import TableUI
 from localdurak.cli.words import glossary, join_names, rules_summary
 from localdurak.game.cards import Card, lowest_rank
@@ -368,7 +369,7 @@ class DurakApp:
         elif s.connection is ConnectionState.CLOSED:
             text = _("The table is closed. q to leave.")
         elif s.problem is not None:
-            text = s.problem  # the host's own words (a full or read-only disk)
+            text = net_sentence(s.problem)  # the host's words (a full or read-only disk)
         elif (clock := self._clock_text()) is not None:
             text = clock
         else:
@@ -407,7 +408,9 @@ class DurakApp:
         ui = self.ui
         shown_target = ui.target
         ui.target = self.control.effective_target()
-        out += table.bout(v, ui, ascii_only=self.ascii_only, on_click=self.control.click_table)
+        out += table.bout(
+            v, ui, ascii_only=self.ascii_only, on_click=self.control.click_table, width=w
+        )
         ui.target = shown_target
         out.append(("", "\n"))
         held = {x: left for x in s.offline_seats if (left := s.hold_left(x)) is not None}

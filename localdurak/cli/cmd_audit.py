@@ -3,7 +3,8 @@
 Exit 0 printing "clean"; exit 1 naming each seat that broke the protocol and how; exit 2 when
 the file is not a game record with a card-privacy transcript (the reason on standard error).
 Then who played each seat — the name and the device identity fingerprint its signatures
-prove (a /4 record), so a player can say "this is the game I played" — and what the audit
+prove (a /4 record), so a player can say "this is the game I played" (the seat of this
+device's identity, `localdurak identity`, is marked) — and what the audit
 could not check in this record (an older format, a forfeit that is the host's word).
 """
 
@@ -19,6 +20,8 @@ from localdurak.cli.i18n import _
 from localdurak.cli.options import client_parent
 
 from ..protocol.privacy.audit import NotARecord, audit
+from ..protocol.signing import key_fingerprint
+from .cmd_identity import own_key
 
 RECORD_FORMAT = "localdurak-record/1"
 
@@ -43,8 +46,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        with open(args.record, "rb") as f:
-            record = record_file.load(f.read(), need="privacy")
+        record = record_file.load(record_file.read(args.record), need="privacy")
     except OSError as e:
         print(
             "localdurak audit: "
@@ -81,12 +83,15 @@ def run(args: argparse.Namespace) -> int:
         print("clean")
     for fault in report.faults:
         print(fault)
+    mine = own_key()
     for seat in report.seats:
-        print(
-            _("seat {seat}: {name}, identity {fingerprint}").format(
-                seat=seat.seat, name=seat.name, fingerprint=seat.fingerprint
-            )
+        line = _("seat {seat}: {name}, identity {fingerprint}").format(
+            seat=seat.seat, name=seat.name, fingerprint=seat.fingerprint
         )
+        if mine is not None and seat.fingerprint == key_fingerprint(mine):
+            # The identity of this device (`localdurak identity`): the seat its owner played.
+            line += " " + _("(this device: you)")
+        print(line)
     for what in report.unchecked:
         print(_("not checked: {what}").format(what=what))
     return 0 if report.clean else 1

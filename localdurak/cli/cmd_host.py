@@ -26,6 +26,7 @@ from typing import Any
 from localdurak.cli.i18n import _
 from localdurak.cli.logs import setup_logging
 from localdurak.cli.options import add_rules_options, client_parent, rules_from_args
+from localdurak.cli.profiles import claim_seat
 from localdurak.datadir import data_dir
 from localdurak.game.bots import BOT_LEVELS
 from localdurak.game.rules import RulesError
@@ -45,6 +46,15 @@ def port_number(text: str) -> int:
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(_("a port is 0..65535, not {port}").format(port=port))
     return port
+
+
+def table_name(given: str | None) -> str:
+    """The table's name as advertised and shown: printable, trimmed, at most 32 characters
+    (the protocol's bound; a longer one was a traceback), or "Local Durak"."""
+    from localdurak.protocol.messages import NAME_MAX
+
+    text = "".join(ch for ch in given or "" if ch.isprintable()).strip()
+    return text[:NAME_MAX].strip() or "Local Durak"
 
 
 def register(subparsers: Any) -> None:
@@ -141,12 +151,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"localdurak host: {e}", file=sys.stderr)
         return 1
     if args.resume is not None:
+        problem = _not_a_journal(args.resume)
+        if problem is not None:
+            print(f"localdurak host: cannot resume {args.resume}: {problem}", file=sys.stderr)
+            return 1
         if not args.headless and _hosted_by_a_person(args.resume):
             # The table's own player comes back to his seat, on his screen.
             from localdurak.cli.cmd_play import has_terminal, setup_language
 
             if not setup_language(args) or not has_terminal("host"):
                 return 2
+            if not claim_seat("host"):  # the host's own player sits at seat 0
+                return 1
             return asyncio.run(_resume_and_play(identity, args))
         try:
             host = resume_table(identity, args.resume, on_event=_print)
@@ -170,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
             )
             return 2
         options = HostOptions(
-            name=args.name or "Local Durak",
+            name=table_name(args.name),
             seats=args.seats,
             rules=rules,
             bots=args.bots,
@@ -195,6 +211,8 @@ def run(args: argparse.Namespace) -> int:
 
             if not setup_language(args) or not has_terminal("host"):
                 return 2
+            if not claim_seat("host"):  # the host's own player sits at seat 0
+                return 1
             options.own_seat = True
             return asyncio.run(_host_and_play(identity, options, args))
         host = TableHost(identity, options, on_event=_print)
@@ -213,6 +231,26 @@ async def _host_and_play(identity: Any, options: HostOptions, args: argparse.Nam
         print(f"localdurak host: {e}", file=sys.stderr)
         return 1
     return await _play_hosted(hosting, session, args.ascii)
+
+
+JOURNAL_MAX = 256 << 20
+"""Larger than any journal (a 52-card game at six seats writes a few MB)."""
+
+
+def _not_a_journal(path: Path) -> str | None:
+    """Why ``path`` cannot be a journal to resume, before anything reads it (a device such
+    as /dev/zero would be read for ever), or None."""
+    import stat
+
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        return e.strerror or str(e)
+    if not stat.S_ISREG(st.st_mode):
+        return _("not a file")
+    if st.st_size > JOURNAL_MAX:
+        return _("too large to be a journal")
+    return None
 
 
 def _hosted_by_a_person(journal: Path) -> bool:

@@ -32,6 +32,7 @@ from prompt_toolkit.widgets import TextArea
 from localdurak.cli import settings
 from localdurak.cli.controller import Shell
 from localdurak.cli.i18n import _
+from localdurak.cli.net_words import net_reason, net_sentence
 from localdurak.cli.table import pad, wrap
 from localdurak.game.rules import (
     OPTION_NAMES,
@@ -136,7 +137,7 @@ class MdnsTables:
                     self._rows = [_row(t) for t in infos]
                     on_change()
         except OSError as e:  # DiscoveryUnavailable is an OSError: say why, keep the lobby
-            self.note = str(e)
+            self.note = net_sentence(str(e))
             self._rows = []
             on_change()
             await asyncio.Event().wait()
@@ -539,7 +540,7 @@ class Lobby:
         try:
             address = Address.parse(text)
         except ValueError as e:
-            self.message = _("Cannot join: {reason}").format(reason=e)
+            self.message = _("Cannot join: {reason}").format(reason=net_reason(str(e)))
             return False
         self.join(address, text)
         return False
@@ -569,12 +570,12 @@ class Lobby:
             from localdurak.cli.netplay import join_table
             from localdurak.net.api import TableError
             from localdurak.net.client import ClientSession
-            from localdurak.net.identity import IdentityError, load_or_create
+            from localdurak.net.identity import IdentityError, load_for_seat
             from localdurak.net.known_hosts import HostChanged
 
             try:
                 try:
-                    identity = load_or_create()
+                    identity = load_for_seat()
                 except IdentityError as e:
                     self._say(str(e))
                     return
@@ -595,7 +596,11 @@ class Lobby:
                     if e.pin_wanted:
                         self.ask_pin(address, label, _("Wrong PIN: try again.") if pin else "")
                         return
-                    self._say(_("Cannot join {name}: {reason}").format(name=label, reason=e.reason))
+                    self._say(
+                        _("Cannot join {name}: {reason}").format(
+                            name=label, reason=net_reason(e.reason)
+                        )
+                    )
                     return
                 await pinning.remember_named(session)
                 self.message = ""
@@ -622,12 +627,12 @@ class Lobby:
             from localdurak.cli.netplay import host_and_sit
             from localdurak.datadir import data_dir
             from localdurak.net.host import HostOptions
-            from localdurak.net.identity import IdentityError, load_or_create
+            from localdurak.net.identity import IdentityError, load_for_seat
             from localdurak.net.transport import DEFAULT_PORT
 
             try:
                 try:
-                    identity = load_or_create()
+                    identity = load_for_seat()
                 except IdentityError as e:
                     self._say(str(e))
                     return
@@ -673,7 +678,7 @@ class Lobby:
         return False
 
     def play_offline(
-        self, rules: Rules | None = None, seats: int = 3, level: str = "normal"
+        self, rules: Rules | None = None, seats: int = 3, level: str = "strong"
     ) -> None:
         app = self.app
         assert app is not None
@@ -736,7 +741,7 @@ class Lobby:
 
         @kb.add("b", filter=lobby)
         def _bots(event: KeyPressEvent) -> None:
-            """Play against two bots on this laptop."""
+            """Play against two bots on this laptop (strong: the default opponent, as `play`)."""
             self.play_offline()
 
         @kb.add("a", filter=lobby)

@@ -8,9 +8,10 @@ import sys
 
 
 def setup_logging() -> None:
-    level = os.environ.get("LOCALDURAK_LOG", "warning").upper()
+    name = os.environ.get("LOCALDURAK_LOG", "warning").upper()
+    level = getattr(logging, name, logging.WARNING) if name.isidentifier() else logging.WARNING
     logging.basicConfig(
-        level=getattr(logging, level, logging.WARNING),
+        level=level if isinstance(level, int) else logging.WARNING,
         stream=sys.stderr,
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )

@@ -8,11 +8,13 @@ Exit status (cli.md): 0 success, 1 the thing failed, 2 bad usage or input.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from localdurak import datadir
 from localdurak.cli import i18n
 from localdurak.cli.i18n import _
 from localdurak.cli.options import add_top_options
@@ -25,6 +27,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tables",
     "replay",
     "audit",
+    "identity",
     "rules",
 )
 
@@ -69,9 +72,9 @@ def _only(argv: Sequence[str]) -> list[str] | None:
         return None
     i = 0
     while i < len(argv) and argv[i].startswith("-"):  # the top options, before the command
-        if argv[i] in ("--lang", "--name"):
+        if argv[i] in ("--lang", "--name", "--profile"):
             i += 2
-        elif argv[i] == "--ascii" or argv[i].startswith(("--lang=", "--name=")):
+        elif argv[i] == "--ascii" or argv[i].startswith(("--lang=", "--name=", "--profile=")):
             i += 1
         else:
             return None
@@ -110,12 +113,25 @@ def early_language(argv: Sequence[str]) -> None:
     i18n.translate_argparse()
 
 
+def _tolerant_output() -> None:
+    """Text the output's encoding cannot hold (Russian help to an ASCII-only terminal or
+    PYTHONIOENCODING, a name that came in as undecodable bytes) is printed with "?" in its
+    place, not a UnicodeEncodeError traceback."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="replace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _tolerant_output()
     args_list = list(sys.argv[1:] if argv is None else argv)
     early_language(args_list)
     parser = build_parser(_only(args_list))
     args = parser.parse_args(args_list)
     _player_name(args)
+    datadir.use_profile(getattr(args, "profile", None))
     func: Callable[[argparse.Namespace], int] | None = getattr(args, "func", None)
     try:
         if func is None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from localdurak.cli.i18n import _, ngettext
+from localdurak.cli.net_words import net_reason
 from localdurak.cli.table import pad
 from localdurak.cli.words import rules_summary
 from localdurak.net.api import SeatKind, TableError, TableSession
@@ -86,7 +87,7 @@ async def sit_at_own_table(identity: Identity, hosting: Hosting, player: str) ->
         await join_table(session)
     except TableError as e:
         await hosting.close()
-        raise ConnectionError(e.reason) from None
+        raise ConnectionError(net_reason(e.reason)) from None
     return session
 
 

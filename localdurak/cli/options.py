@@ -18,6 +18,20 @@ from localdurak.game.rules import (
 )
 
 
+def profile_name(text: str) -> str:
+    """``--profile NAME``: a name for a folder (exit 2 with the reason otherwise)."""
+    from localdurak.datadir import PROFILE_MAX, valid_profile
+
+    if not valid_profile(text):
+        raise argparse.ArgumentTypeError(
+            _(
+                "not a profile name: {text!r} (1 to {n} letters, digits, '-', '_' or '.', "
+                "not starting with '.')"
+            ).format(text=text, n=PROFILE_MAX)
+        )
+    return text
+
+
 def client_parent() -> argparse.ArgumentParser:
     """The options every subcommand takes, before or after its name (``localdurak --lang ru
     rules`` = ``localdurak rules --lang ru``): a parent parser whose options have no default,
@@ -34,6 +48,13 @@ def client_parent() -> argparse.ArgumentParser:
         default=argparse.SUPPRESS,
         help=_("letters instead of suit symbols and box lines"),
     )
+    parent.add_argument(
+        "--profile",
+        type=profile_name,
+        default=argparse.SUPPRESS,
+        metavar="NAME",
+        help=_("a separate identity and saved state under LOCALDURAK_HOME (a second seat)"),
+    )
     return parent
 
 
@@ -46,6 +67,13 @@ def add_top_options(parser: argparse.ArgumentParser) -> None:
         "--lang",
         default=None,
         help=_("language: en, ru, uk, pl, zh (default: from the system locale)"),
+    )
+    parser.add_argument(
+        "--profile",
+        type=profile_name,
+        default=None,
+        metavar="NAME",
+        help=_("a separate identity and saved state under LOCALDURAK_HOME (a second seat)"),
     )
 
 

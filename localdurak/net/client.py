@@ -79,6 +79,7 @@ from localdurak.protocol.errors import (
     VersionTooOld,
 )
 from localdurak.protocol.messages import (
+    REPLACED,
     Ack,
     AddBot,
     BotLevel,
@@ -726,6 +727,14 @@ class ClientSession:
                 self.paused = m.reason or "the host paused; it will resume"
                 self._notify()
                 raise ConnectionClosed(f"the host paused: {m.reason}")
+            if m.reason == REPLACED:
+                # Our seat was taken by a second process of our identity (one laptop, one
+                # LOCALDURAK_HOME): stop here rather than take it back, and be taken again.
+                self._finish(
+                    "another program with this identity took this seat (a second localdurak "
+                    "with the same LOCALDURAK_HOME, or a copy of it): give each its own "
+                    "identity with --profile NAME"
+                )
             raise ConnectionClosed(f"the host said goodbye: {m.reason}")
         seq = getattr(m, "seq", None)
         if seq is not None and self.last_seq is not None and seq <= self.last_seq:
@@ -786,6 +795,8 @@ class ClientSession:
             self._closing = False
             self._audit = AuditVerdict(AuditStatus.PENDING)
             self._events = [TableEvent(EventKind.GAME_STARTED, game=m.number + 1)]
+            if self.trace is not None:
+                self.trace({"event": "started", "t": time.monotonic(), "cpu": time.process_time()})
             return self.game.start()
         if isinstance(m, PrivacyEvent):
             if self.game is None or m.game != self.game.game_id or self.cheat is not None:
@@ -876,7 +887,7 @@ class ClientSession:
         now = time.monotonic()
         if self._traced_deal != m.game and self.game.hand_decoded():
             self._traced_deal = m.game
-            self.trace({"event": "dealt", "t": now})
+            self.trace({"event": "dealt", "t": now, "cpu": time.process_time()})
         if m.step in ("play", "act"):
             self.trace({"event": "applied", "seq": m.seq, "t": now, "t0": t0})
         waiting = len(self.game.player.t.deferred_plays)

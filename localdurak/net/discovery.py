@@ -38,7 +38,15 @@ from types import TracebackType
 from typing import Any, Final, Self
 
 import ifaddr
-from zeroconf import IPVersion, ServiceStateChange
+from zeroconf import (
+    IPVersion,
+    RecordUpdate,
+    RecordUpdateListener,
+    ServiceInfo,
+    ServiceStateChange,
+    Zeroconf,
+)
+from zeroconf._dns import DNSText  # not re-exported by name; the TXT record's class
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
 from localdurak.protocol.messages import MIN_PROTOCOL_VERSION, NAME_MAX, PROTOCOL_VERSION
@@ -403,15 +411,21 @@ class Advertiser:
         try:
             self._zc, self.addresses = await open_zeroconf(self.addresses, ipv6=self.ipv6)
             await self._pick_free_name()
-            self._info = self._service_info()
+            registering = self.ad
+            info = self._service_info()
             # Returns once registered; the announcements (the first one at once, then two
             # more) go on in the returned task, which we keep but do not wait for.
             self._announcing = await self._zc.async_register_service(
-                self._info,
+                info,
                 allow_name_change=False,
                 cooperating_responders=self.probe is not Probe.FULL,
             )
+            self._info = info
             self.registered_at = time.monotonic()
+            if self.ad != registering:
+                # A change while we registered (probing takes seconds; the host's own player
+                # sits down meanwhile): it could not be sent to a service not yet registered.
+                await self.update()
         except Exception as e:  # a broken network never stops the host (lan.md)
             self.problem = (
                 f"cannot advertise the table on the local network ({type(e).__name__}: {e}); "
@@ -438,18 +452,33 @@ class Advertiser:
 
     async def update(self, **changes: Any) -> None:
         """Change the advertised fields (``seats_taken``, ``state``, ``rules``, ...) in place:
-        one announcement, no new probing (lan.md)."""
+        one announcement, no new probing (lan.md).  Before the service is registered this
+        only records the change; `start` sends it once registered."""
         self.ad = replace(self.ad, **changes)
         if self._zc is None or self._info is None:
             return
         self._info = self._service_info()
+        # The announcements still going out (zeroconf repeats each 225 and 450 ms later) carry
+        # the record before this change: stop them.  Else a browser that first heard the new
+        # record hears the old one after it, which it had not seen — and in zeroconf's cache
+        # an unseen record goes last and wins, while the new one's repeats, already known,
+        # change nothing (the lobby showed 0/3 for a table whose host sits at it).
+        self._stop_announcing()
         try:
             self._announcing = await self._zc.async_update_service(self._info)
         except Exception as e:
             log.warning("cannot update the table's advertisement: %s", e)
 
+    def _stop_announcing(self) -> None:
+        if self._announcing is not None:
+            if isinstance(self._announcing, asyncio.Future):
+                self._announcing.cancel()
+            self._announcing = None
+
     async def close(self) -> None:
         """Withdraw the service (goodbye packets) and stop."""
+        # An announcement after the goodbye would bring the table back in every lobby.
+        self._stop_announcing()
         if self._zc is not None and self._info is not None:
             with contextlib.suppress(Exception):
                 # The first await removes the service; the second waits until the goodbye
@@ -473,6 +502,29 @@ class DiscoveryUnavailable(OSError):
     """mDNS cannot run here at all (no multicast); the message points to ``--address``."""
 
 
+_TYPE_TXT: Final = 16
+_CLASS_IN: Final = 1
+
+
+class _TxtWatch(RecordUpdateListener):
+    """Every TXT record of a table heard, new to the cache or not (zeroconf's browser says
+    "updated" only for a record its cache had not seen: a seat count going back to one it
+    showed before — a friend leaves — would never reach the lobby)."""
+
+    def __init__(self, heard: Callable[[str, bytes], None]) -> None:
+        self._heard = heard
+
+    def async_update_records(self, zc: Zeroconf, now: float, records: list[RecordUpdate]) -> None:
+        for update in records:
+            record = update.new
+            if (
+                isinstance(record, DNSText)
+                and record.ttl > 0
+                and record.name.lower().endswith("." + SERVICE_TYPE.lower())
+            ):
+                self._heard(record.name, record.text)
+
+
 class TableBrowser:
     """A live list of the tables on the network, for the lobby.
 
@@ -494,6 +546,9 @@ class TableBrowser:
         self._changed = asyncio.Condition()
         self._version = 0
         self._tasks: set[asyncio.Task[None]] = set()
+        self._txt_watch = _TxtWatch(self._heard_txt)
+        self._shown_txt: dict[str, bytes] = {}
+        """The raw TXT record each listed table was read from, by lowercased name."""
         self.first_seen: dict[str, float] = {}
         """`time.monotonic()` when each instance was first resolved (benchmarks)."""
 
@@ -515,6 +570,7 @@ class TableBrowser:
                 self._zc, _ = await open_zeroconf(interfaces, ipv6=self._ipv6)
             else:
                 self._zc = AsyncZeroconf(ip_version=IPVersion.V4Only)
+            self._zc.zeroconf.async_add_listener(self._txt_watch, None)
             self._browser = AsyncServiceBrowser(
                 self._zc.zeroconf, SERVICE_TYPE, handlers=[self._on_change]
             )
@@ -543,8 +599,29 @@ class TableBrowser:
             self._browser = None
         if self._zc is not None:
             with contextlib.suppress(Exception):
+                self._zc.zeroconf.async_remove_listener(self._txt_watch)
+            with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._zc.async_close(), 3)
             self._zc = None
+
+    def _heard_txt(self, name: str, text: bytes) -> None:
+        # Called before the record is in the cache: the resolve runs after (a task).
+        key = name.lower()
+        if key in self._shown_txt and self._shown_txt[key] != text:
+            listed = next((n for n in self._tables if n.lower() == key), None)
+            if listed is not None:
+                self._spawn(self._resolve(listed))
+
+    def _newest_txt(self, name: str) -> bytes | None:
+        """The TXT record of ``name`` heard last.  A host that changes its record leaves the
+        old one in our cache for a second more (RFC 6762 §10.2: its TTL is cut to 1 s), and
+        zeroconf's `ServiceInfo` reads whichever the cache met first.  The one heard last
+        is the one that expires last (one host, one TTL; the cut one expires first)."""
+        if self._zc is None:
+            return None
+        records = self._zc.zeroconf.cache.async_all_by_details(name, _TYPE_TXT, _CLASS_IN)
+        live = [r for r in records if isinstance(r, DNSText) and r.ttl > 0]
+        return max(live, key=lambda r: r.created + r.ttl * 1000).text if live else None
 
     def _on_change(
         self,
@@ -554,6 +631,7 @@ class TableBrowser:
         state_change: ServiceStateChange,
     ) -> None:
         if state_change is ServiceStateChange.Removed:
+            self._shown_txt.pop(name.lower(), None)
             if self._tables.pop(name, None) is not None:
                 self._spawn(self._notify())
             return
@@ -575,10 +653,11 @@ class TableBrowser:
             log.debug("cannot resolve %r: %s", name, e)
             return
         version = IPVersion.All if self._ipv6 else IPVersion.V4Only
+        text = self._newest_txt(name) or info.text
         try:
             table = parse_txt(
                 name.removesuffix("." + SERVICE_TYPE),
-                info.properties,
+                ServiceInfo(SERVICE_TYPE, name, properties=text).properties,
                 info.port or 0,
                 info.parsed_scoped_addresses(version),
             )
@@ -589,6 +668,7 @@ class TableBrowser:
             return
         self.first_seen.setdefault(table.instance, time.monotonic())
         self._tables[name] = table
+        self._shown_txt[name.lower()] = text
         await self._notify()
 
     async def _notify(self) -> None:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, cast
 from localdurak.game.actions import Do
 from localdurak.game.bots import NOTICE_SECONDS, Bot, Rng, make_bot
 from localdurak.net.identity import EphemeralKey
+from localdurak.net.recovery import relayed_before
 from localdurak.net.table_store import write_atomic
 from localdurak.protocol import snapshot
 from localdurak.protocol.errors import RemoteProtocolError
@@ -145,6 +146,8 @@ class HostBots:
             elif bot.game is not None and event.game == bot.game.game_id:
                 if event.seat == s:
                     bot.pending = [p for p in bot.pending if p.n != event.n]
+                if relayed_before(bot.game, event):
+                    return  # a step relayed again after a resume
                 out = bot.game.receive(event)
         except RemoteProtocolError:
             log.exception("bot at seat %d refused an event", s)

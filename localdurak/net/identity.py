@@ -12,13 +12,21 @@ certificate; clients pin its SHA-256 fingerprint (`Identity.fingerprint`).  The 
   pure checks are in `localdurak.protocol.signing`), so that the host can only relay them,
   never forge or alter them.
 
-The signing helpers are pure functions of their inputs; only `load_or_create` touches files.
+The signing helpers are pure functions of their inputs; only `load_or_create` and `claim`
+touch files.
+
+One identity sits at one seat: a second process sitting at a table with the same identity
+would take the first one's seat and be displaced by it in turn, without end.  `claim` (an
+advisory lock on ``seat.lock`` in the identity's folder, held until the process ends and
+released by the system even after ``kill -9``) refuses it at once with `IdentityInUse`;
+``--profile NAME`` gives the second process an identity of its own (`datadir`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime
+import errno
 import functools
 import hashlib
 import os
@@ -39,6 +47,7 @@ from localdurak.protocol.signing import action_payload, public_key_bytes
 
 KEY_FILE: Final = "identity.key.pem"
 CERT_FILE: Final = "identity.cert.pem"
+LOCK_FILE: Final = "seat.lock"
 CERT_HOSTNAME: Final = "localdurak.invalid"
 """The certificate's only DNS name.  Nobody resolves it: clients pin the fingerprint instead
 of checking a host name (lan.md; mDNS names are not authenticated anyway)."""
@@ -49,6 +58,73 @@ PAIR_DOMAIN: Final = b"localdurak-pair/1"
 
 class IdentityError(ValueError):
     """The identity files are missing, unreadable or not ours."""
+
+
+class IdentityInUse(IdentityError):
+    """Another running process sits at a table with this identity (`claim`); ``pid``: its
+    process id, when it could be read."""
+
+    def __init__(self, directory: Path, pid: int | None) -> None:
+        who = f"process {pid}" if pid is not None else "another process"
+        super().__init__(
+            f"{who} already plays with the identity in {directory}; give this one its own "
+            "identity with --profile NAME"
+        )
+        self.directory = directory
+        self.pid = pid
+
+
+_claimed: dict[str, int] = {}
+"""The folders this process holds the seat lock of (their real paths), and its descriptor."""
+
+
+def claim(directory: Path | None = None) -> None:
+    """Hold the identity in ``directory`` (default `data_dir`) for this process, which is
+    about to sit at a table with it; `IdentityInUse` when another process holds it.
+
+    Claiming again in the same process is a no-op (the lobby joins table after table).
+    reading: a folder where no lock file can be made or opened (read-only with none in it),
+    or a file system without locks, is not guarded: the process goes on, as before."""
+    d = directory if directory is not None else data_dir()
+    where = os.path.realpath(d)
+    if where in _claimed:
+        return
+    try:
+        import fcntl
+    except ImportError:  # reading: Windows is not guarded (no flock; nothing tests it there)
+        return
+    with contextlib.suppress(OSError):
+        d.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path = d / LOCK_FILE
+    fd: int | None = None
+    for flags in (os.O_RDWR | os.O_CREAT, os.O_RDONLY):
+        try:
+            fd = os.open(path, flags, 0o600)
+            break
+        except OSError:
+            continue
+    if fd is None:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as e:
+        pid = _lock_holder(fd)
+        os.close(fd)
+        if e.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            raise IdentityInUse(d, pid) from None
+        return  # no locks on this file system
+    with contextlib.suppress(OSError):  # who holds it, for the message of the next one
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    _claimed[where] = fd
+
+
+def _lock_holder(fd: int) -> int | None:
+    try:
+        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
 
 
 def fingerprint_of(cert_der: bytes) -> str:
@@ -183,7 +259,7 @@ def load_or_create(directory: Path | None = None, *, name: str = "Local Durak") 
         if d.stat().st_mode & 0o077:
             os.chmod(d, 0o700)
     except OSError as e:
-        # A read-only home with an identity in it is fine (issue 15): only tightening failed.
+        # A read-only home with an identity in it is fine: only tightening failed.
         if not (key_path.exists() and cert_path.exists()):
             raise IdentityError(f"cannot make the identity's folder {d}: {e.strerror}") from None
     if key_path.exists() and cert_path.exists():
@@ -216,6 +292,13 @@ def load_or_create(directory: Path | None = None, *, name: str = "Local Durak") 
     except OSError as e:
         raise IdentityError(f"cannot save a new identity in {d}: {e.strerror}") from None
     return Identity(key, der, key_path, cert_path)
+
+
+def load_for_seat(directory: Path | None = None) -> Identity:
+    """`claim` the identity (`IdentityInUse` when another process holds it), then
+    `load_or_create` it: what a process that sits at a table with it calls."""
+    claim(directory)
+    return load_or_create(directory)
 
 
 def _cert_key(cert: x509.Certificate, path: Path) -> Ed25519PublicKey:

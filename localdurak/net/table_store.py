@@ -24,7 +24,7 @@ from localdurak.protocol.connection import encoded_frame
 from localdurak.protocol.errors import RemoteProtocolError
 from localdurak.protocol.messages import Message, message_from_wire, message_to_wire
 from localdurak.protocol.privacy.audit import audit
-from localdurak.protocol.records import read_journal
+from localdurak.protocol.records import JOURNAL_FORMAT, read_journal
 
 SYNC_PAUSE_S = 0.05
 """The pause after each fsync of the journal and the event log (`TableStore.sync_soon`): at
@@ -32,6 +32,8 @@ most this long more of a table's lines wait for the disk when the power goes (a 
 host's own process loses none: each line is flushed to the system before anyone hears of it)."""
 EVENTS_FILE = "events.bin"
 STATE_FILE = "table.json"
+STATE_DIR = ".localdurak-table"
+"""The table's state folder in its record folder (unless the host is told another)."""
 
 
 RETRY_S = 2.0
@@ -150,6 +152,15 @@ class TableStore:
                 old.close()
         os.replace(tmp, path)
         self._events_file = open(path, "ab")  # noqa: SIM115
+
+    def reopen_events(self, events: list[Message]) -> None:
+        """A resumed table's event log, written whole again from memory (`restart_events`)."""
+        if self._events_file is not None:
+            return
+        try:
+            self.restart_events(events)
+        except OSError as e:
+            self.failed(e)
 
     def new_game(self, events: list[Message]) -> None:
         """A game starts: the event log restarts (`restart_events`) unless broken."""
@@ -289,20 +300,79 @@ class TableStore:
 
 
 def read_frames(path: Path) -> list[Message]:
-    """The events of an event log (a torn last frame is dropped)."""
+    """The events of an event log as far as its frames read (`read_event_log`)."""
+    return read_event_log(path)[0]
+
+
+def read_event_log(path: Path) -> tuple[list[Message], bool]:
+    """The events of an event log as far as its frames read, and whether all of it read.
+
+    A torn last frame (a crash inside a write) or a damaged one (a flipped byte, junk, a cut)
+    ends the reading: nothing after it is trusted, since a frame's length may be the damaged
+    part.  What the log lacks then, a resume takes from the journal (`journal_steps`) and
+    from the players' own copies of the signed steps (docs/sessions.md)."""
     data = path.read_bytes() if path.exists() else b""
     out: list[Message] = []
     decoder = FrameDecoder(MAX_FRAME)
     decoder.receive_data(data)
+    whole = True
     while True:
         try:
             frame = decoder.next_frame()
-        except RemoteProtocolError:
+            if frame is None:
+                whole = decoder.buffered == 0
+                break
+            out.append(message_from_wire(frame))
+        except (RemoteProtocolError, ValueError, TypeError, KeyError):
+            whole = False
             break
-        if frame is None:
-            break
-        out.append(message_from_wire(frame))
+    return out, whole
+
+
+def journal_objects(path: Path) -> list[dict[str, Any]]:
+    """Every line of a journal that reads as a JSON object, in order; a line damaged (a cut,
+    junk, bytes that are not text) is skipped, not fatal: a resume rebuilds the journal
+    from the event log, and takes from it only the signed steps that check out."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return []
+    out: list[dict[str, Any]] = []
+    for raw in data.split(b"\n"):
+        try:
+            obj = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            continue
+        if isinstance(obj, dict):
+            out.append(obj)
     return out
+
+
+def journal_head(path: Path) -> dict[str, Any] | None:
+    """The journal's header (its first line) or None when that line is damaged or gone."""
+    objs = journal_objects(path)
+    if objs and objs[0].get("journal") == JOURNAL_FORMAT:
+        return objs[0]
+    return None
+
+
+def journal_steps(path: Path) -> tuple[list[Any], list[Any]]:
+    """The journal's ``privacy_log`` items and its ``privacy_signed`` steps (each signed step
+    the host accepted, in its order: seat, counter, step, signature, positions in the log),
+    from the lines that read; a resume feeds the steps its event log lacks through the same
+    checks as live, as far as they check out."""
+    log: list[Any] = []
+    steps: list[Any] = []
+    for obj in journal_objects(path):
+        appended = obj.get("append")
+        if not isinstance(appended, dict) or len(appended) != 1:
+            continue
+        ((key, item),) = appended.items()
+        if key == "privacy_log":
+            log.append(item)
+        elif key == "privacy_signed":
+            steps.append(item)
+    return log, steps
 
 
 def write_record_file(journal_path: Path) -> tuple[Path, list[str] | None]:
@@ -310,6 +380,7 @@ def write_record_file(journal_path: Path) -> tuple[Path, list[str] | None]:
     the deck in deal order when the audit could decode it.  Pure work on files: a thread."""
     record = read_journal(journal_path.read_text(encoding="utf-8"))
     record.pop("privacy_log", None)
+    record.pop("privacy_signed", None)
     _merge_refused(record, record.pop("privacy_refused", []))
     report = audit(record)
     deck = [str(c) for c in report.deck] if report.deck is not None else None
@@ -351,18 +422,49 @@ def fsync_all(fds: list[int]) -> None:
 
 def table_state(journal: Path) -> tuple[Path, dict[str, Any]]:
     """The state directory of ``journal``'s table and what it saved there (``table.json``);
-    ``journal`` may be the finished record beside it.  OSError or ValueError when unreadable."""
+    ``journal`` may be the finished record beside it.  OSError or ValueError when unreadable.
+
+    A journal whose first line is damaged or gone (cut inside it, to 0 or 1 bytes) is still
+    found: the table's state folder beside it (`STATE_DIR`) names it as its current game's
+    journal, and the resume rebuilds the journal from the event log."""
     if journal.suffix == ".json" and journal.with_suffix(".journal").exists():
         journal = journal.with_suffix(".journal")  # the record's journal beside it
-    head = read_journal(journal.read_text(encoding="utf-8"))
-    table = head.get("table")
-    if not isinstance(table, dict) or not isinstance(table.get("state"), str):
+    if not journal.exists():
+        raise FileNotFoundError(errno.ENOENT, "no such journal", str(journal))
+    head = journal_head(journal)
+    table = head.get("table") if head is not None else None
+    if isinstance(table, dict) and isinstance(table.get("state"), str):
+        state_dir = Path(table["state"])
+    elif head is None:
+        state_dir = journal.parent / STATE_DIR
+    else:
         raise ValueError("this journal does not say where its table keeps its state")
-    state_dir = Path(table["state"])
-    state = json.loads((state_dir / STATE_FILE).read_text(encoding="utf-8"))
+    try:
+        state = json.loads((state_dir / STATE_FILE).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        if head is None:
+            raise ValueError(
+                "the journal's first line is damaged and no table's state is beside it"
+            ) from None
+        raise
     if not isinstance(state, dict):
         raise ValueError("the table's saved state is not an object")
+    if head is None and not same_file(state.get("journal"), journal):
+        raise ValueError(
+            "the journal's first line is damaged, and the table beside it is playing "
+            f"another game ({state.get('journal')})"
+        )
     return state_dir, state
+
+
+def same_file(a: Any, b: Path) -> bool:
+    """Whether ``a`` (a path as saved, or None) names the file ``b``."""
+    if not isinstance(a, str):
+        return False
+    try:
+        return Path(a).resolve() == b.resolve()
+    except OSError:
+        return False
 
 
 def write_atomic(path: Path, data: bytes) -> None:

@@ -290,6 +290,13 @@ class Pong(Message):
     nonce: int
 
 
+REPLACED: Final = "you connected again"
+"""A `Bye`'s reason when the host closes a seat's connection because the same key connected
+again: a client that lost its link has closed that connection already, so the client that
+reads it is a second process of the same identity that took its seat (it stops there,
+rather than take the seat back and be displaced in turn, for ever)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Bye(Message):
     """The sender is closing the connection on purpose (the seat is given up).  From the
@@ -439,6 +446,7 @@ class Privacy(Message):
             "step": STEP,
             "body": Plain(),
             "sig": SIG,
+            "seat": Opt(SEAT),
         }
     )
     id: int
@@ -447,6 +455,10 @@ class Privacy(Message):
     step: str
     body: Any
     sig: bytes
+    seat: int | None = None
+    """Another seat's step, from the sender's copy of its relay (``None``: the sender's
+    own): what a host that lost the last events of its log (a power cut) gets back from the
+    players, who hold the same signed steps (docs/protocol.md §7)."""
 
     def relayed(self, seq: int, seat: int) -> PrivacyEvent:
         """The step as the host relays it from ``seat``: unchanged, numbered ``seq``."""

@@ -80,3 +80,22 @@ def test_audit_refuses_a_record_without_privacy(
     old = dict(record, privacy={"format": "localdurak-privacy/1", "setup": {}, "log": []})
     assert main(["audit", write(tmp_path, old)]) == 2
     assert "localdurak-privacy/3" in capsys.readouterr().err
+
+
+def test_identity_shows_the_fingerprint_the_audit_prints_for_this_devices_seat(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from localdurak.net.identity import load_or_create
+    from localdurak.protocol.signing import key_fingerprint
+
+    monkeypatch.setenv("LOCALDURAK_HOME", str(tmp_path / "home"))
+    assert main(["identity"]) == 0
+    out = capsys.readouterr().out
+    me = load_or_create(tmp_path / "home")  # the one `identity` made on first use
+    assert f"your identity: {key_fingerprint(me.public_key)}" in out
+    assert f"certificate fingerprint: {me.fingerprint}" in out
+    assert main(["identity"]) == 0  # the same identity, not a new one
+    assert capsys.readouterr().out == out
+    # Another profile is another identity.
+    assert main(["identity", "--profile", "second"]) == 0
+    assert key_fingerprint(me.public_key) not in capsys.readouterr().out

@@ -317,3 +317,47 @@ def test_benchmark_ladder_prints_elo_with_intervals() -> None:
             lo, hi = e["ci95"]
             assert lo <= hi
         assert len(t["matches"]) == 3 and all(m["games"] == 2 for m in t["matches"])
+
+
+class EndgameSpy:
+    """A strong bot that notes, at each move with the stock empty, its endgame solver and
+    the time the move took on the bot's clock."""
+
+    def __init__(self, bot: StrongBot, clock: FakeClock | None = None) -> None:
+        self.bot, self.clock, self.name = bot, clock, bot.name
+        self.solvers: list[Any] = []
+        self.spent: list[float] = []
+
+    def choose(self, view: PlayerView) -> Action | None:
+        start = self.clock.t if self.clock is not None else 0.0
+        a = self.bot.choose(view)
+        if view.stock_count == 0 and view.seat not in view.out:
+            self.solvers.append(self.bot.normal.mem.solver)
+            if self.clock is not None:
+                self.spent.append(self.clock.t - start)
+        return a
+
+
+def test_the_endgame_search_gets_the_strong_bot_s_budget() -> None:
+    """Heads-up with the stock empty, normal's exact endgame search (a few hundred nodes)
+    gets strong's budget: in playouts mode a node count that grows with the playouts, with a
+    clock a deadline inside the move's budget."""
+    rules = Rules()
+    spies = []
+    for seed in range(3):
+        spy = EndgameSpy(strong(seed, sims=60))
+        rng = random.Random(seed)
+        game = Game.deal(rules, 2, 0, random_deck(rules, rng))
+        play_game(game, [spy, NormalBot(random.Random(seed + 9))], rng)
+        spies.append(spy)
+    solvers = [s for spy in spies for s in spy.solvers if s is not None]
+    assert solvers, "no endgame was reached"
+    assert all(s.budget == 20 * 60 > NormalBot.SEARCH_NODES for s in solvers)
+    for budget in (5, 20):
+        clock = FakeClock(0.00002)
+        spy = EndgameSpy(StrongBot(random.Random(1), budget_ms=budget, clock=clock), clock)
+        rng = random.Random(budget)
+        game = Game.deal(rules, 2, 0, random_deck(rules, rng))
+        play_game(game, [spy, NormalBot(random.Random(2))], rng)
+        assert spy.spent, "no endgame was reached"
+        assert max(spy.spent) <= budget / 1000 * 1.1

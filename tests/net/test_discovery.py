@@ -268,6 +268,70 @@ def test_table_found_updated_in_place_and_withdrawn(lan: netns.NetnsLan, procs: 
 
 
 @pytest.mark.netns
+def test_a_seat_taken_as_the_table_is_announced_reaches_a_lobby_opened_then(
+    lan: netns.NetnsLan, procs: list[Proc]
+) -> None:
+    # The host's own player sits down the moment the table is registered (0/4, then 1/4 at
+    # once), and a friend opens his lobby right then.  His first answer says 1/4; the
+    # registration's own announcements (still going out 225 and 450 ms later) must not bring
+    # back the record they started with: a record he had not seen goes last in his cache and
+    # wins, and the later 1/4 announcements, already known, changed nothing (lobby showed 0/3).
+    browser = start(
+        lan, procs, 1, "browse", "--address", lan.addresses[1], "--timeout", "2", "--go", stdin=True
+    )
+    browser.expect(lambda x: x["event"] == "start")
+    host = start(
+        lan,
+        procs,
+        0,
+        "advertise",
+        "--address",
+        lan.addresses[0],
+        "--fingerprint",
+        FP,
+        "--seats",
+        "0",
+        "--then-seats",
+        "1",
+        stdin=True,
+    )
+    registered = host.expect(lambda x: x["event"] == "registered" and x["active"])
+    host.expect(lambda x: x["event"] == "updated")
+    # The friend opens his lobby a tenth of a second after the table was registered: after
+    # its first announcement, before the next two (this places the moment; it waits for
+    # nothing).
+    time.sleep(max(0.0, registered["t"] + 0.1 - time.monotonic()))
+    browser.send("go")
+    browser.expect(tables_with(lambda ts: len(ts) == 1))
+    # Two seconds after the lobby opened, every announcement is long out: what it shows now
+    # is what it keeps showing.
+    done = browser.expect(lambda x: x["event"] == "done")
+    assert [t["seats"] for t in done["tables"]] == [[1, 4]]
+
+
+@pytest.mark.netns
+def test_a_seat_count_going_back_to_one_shown_before_reaches_the_lobby(
+    lan: netns.NetnsLan, procs: list[Proc]
+) -> None:
+    # 1/4, a friend sits down (2/4), he leaves (1/4 again): the record 1/4 is one the lobby's
+    # cache still holds, so zeroconf's browser says nothing about it; the lobby kept 2/4.
+    browser = start(lan, procs, 1, "browse", "--address", lan.addresses[1], "--timeout", "30")
+    browser.expect(lambda x: x["event"] == "start")
+    host = start(
+        lan, procs, 0, "advertise", "--address", lan.addresses[0], "--fingerprint", FP, stdin=True
+    )
+    line = browser.expect(tables_with(lambda ts: len(ts) == 1 and ts[0]["seats"] == [1, 4]))
+    for seats in (2, 1, 2, 1):
+        # reading: zeroconf drops a packet identical to one it heard in the last 0.8 s (its
+        # duplicate suppression), so a count that comes back within 0.8 s of the same
+        # announcement reaches the lobby only at its next query; the changes here are a
+        # second apart, as people's are (this places the moment; it waits for nothing).
+        time.sleep(max(0.0, line["t"] + 1.0 - time.monotonic()))
+        host.send(f"seats {seats}")
+        line = browser.expect(tables_with(lambda ts, n=seats: [t["seats"] for t in ts] == [[n, 4]]))
+
+
+@pytest.mark.netns
 def test_same_name_on_one_device_gets_a_unique_instance(
     lan: netns.NetnsLan, procs: list[Proc]
 ) -> None:

@@ -1,12 +1,15 @@
 """A small mDNS peer run inside a test network namespace (tests/support/netns.py).
 
     python tests/support/mdns_peer.py advertise --address A --name NAME --fingerprint FP [--probe P]
-    python tests/support/mdns_peer.py browse --address A --timeout S [--wait-for NAME]
+    python tests/support/mdns_peer.py browse --address A --timeout S [--wait-for NAME] [--go]
 
 Prints one JSON object per line.  ``advertise`` reads commands on standard input
-(``seats N``, ``playing``) and withdraws the table at end of input; ``browse`` prints the
-whole table list on every change, with `time.monotonic()` (the same clock in every
-namespace of one machine), and exits after ``--timeout`` seconds.
+(``seats N``, ``playing``) and withdraws the table at end of input (``--then-seats N``: a seat
+count changed the moment the table is registered, as when the host's own player sits down);
+``browse`` prints the whole table list on every change, with `time.monotonic()` (the same clock
+in every namespace of one machine), and exits after ``--timeout`` seconds with the last list
+(``--go``: it starts browsing only on a line of standard input, so a test can open a lobby at a
+chosen moment without waiting for Python to start).
 """
 
 from __future__ import annotations
@@ -26,11 +29,19 @@ def emit(**fields: object) -> None:
 
 async def advertise(args: argparse.Namespace) -> None:
     ad = TableAd(
-        args.name, args.fingerprint, args.port, seats_taken=1, seats_total=4, rules="podkidnoy 36"
+        args.name,
+        args.fingerprint,
+        args.port,
+        seats_taken=args.seats,
+        seats_total=4,
+        rules="podkidnoy 36",
     )
     emit(event="start")
     async with Advertiser(ad, addresses=[args.address], probe=Probe(args.probe)) as adv:
         emit(event="registered", instance=adv.instance, active=adv.active, problem=adv.problem)
+        if args.then_seats is not None:
+            await adv.update(seats_taken=args.then_seats)
+            emit(event="updated", command=f"seats {args.then_seats}")
         loop = asyncio.get_running_loop()
         while line := await loop.run_in_executor(None, sys.stdin.readline):
             word, _, arg = line.strip().partition(" ")
@@ -44,6 +55,8 @@ async def advertise(args: argparse.Namespace) -> None:
 
 async def browse(args: argparse.Namespace) -> None:
     emit(event="start")
+    if args.go:
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
     async with TableBrowser(interfaces=[args.address]) as browser:
         if args.wait_for:
             tables = await browser.wait_for(
@@ -59,7 +72,8 @@ async def browse(args: argparse.Namespace) -> None:
         task = asyncio.create_task(report())
         await asyncio.sleep(args.timeout)
         task.cancel()
-    emit(event="done")
+        last = [t.to_json() for t in browser.tables]
+    emit(event="done", tables=last)
 
 
 def main() -> None:
@@ -69,6 +83,9 @@ def main() -> None:
     p.add_argument("--name", default="Anna's table")
     p.add_argument("--fingerprint", default="3fa2" + "0" * 60)
     p.add_argument("--port", type=int, default=47823)
+    p.add_argument("--seats", type=int, default=1, help="advertise: seats taken at first")
+    p.add_argument("--then-seats", type=int, help="advertise: seats taken once registered")
+    p.add_argument("--go", action="store_true", help="browse: start on a line of stdin")
     p.add_argument("--probe", default="quick", choices=[x.value for x in Probe])
     p.add_argument("--timeout", type=float, default=5.0)
     p.add_argument("--wait-for", default="", help="browse: exit once a table of this name is seen")

@@ -23,6 +23,10 @@ counts.  reading: no void is inferred from a take — taking is always legal (R-
 that took when it could have covered proves nothing about its hand; the sampler is uniform
 over every deal consistent with the public record.
 
+Heads-up with the stock empty and every card placed the game is one of perfect information:
+normal's exact endgame search (game/endgame.py) then runs on this bot's budget (`_ClockSolver`,
+a deadline), and a forced win or draw it finds is played.
+
 No clock and no randomness of its own (game/ is pure): the caller passes an `Rng` and, for a
 time budget, a ``clock`` (seconds, e.g. ``time.perf_counter``).  Without a clock the budget is
 in playouts only and a game is deterministic for a given seed.
@@ -47,10 +51,10 @@ from localdurak.game.cards import (
     deck_mask,
     lowest_rank,
 )
-from localdurak.game.endgame import LOSS
+from localdurak.game.endgame import LOSS, Budget, Solver
 from localdurak.game.engine import Game
 from localdurak.game.outcome import Phase
-from localdurak.game.rules import Rules, Variant
+from localdurak.game.rules import Rules, Tie, Variant
 from localdurak.game.view import PlayerView
 
 Clock = Callable[[], float]
@@ -102,6 +106,10 @@ class StrongBot:
     HORIZON: Final = 0
     # How often a playout seat plays a random legal action instead of the policy's.
     NOISE: Final = 0.0
+    # The exact endgame search (two players, the stock empty, every card placed) may use this
+    # share of the planned budget; budgeted in playouts, this many nodes a playout.
+    SOLVER_SHARE: Final = 0.8
+    SOLVER_NODES_PER_PLAYOUT: Final = 20
 
     def __init__(
         self,
@@ -160,6 +168,7 @@ class StrongBot:
         self._start = self.clock() if self.clock is not None else 0.0
         self._observe(v)
         self.normal.mem.solved = None
+        self._arm_solver(v)
         h = self.normal.choose(v)
         self.last_simulations = 0
         seat = v.seat
@@ -173,6 +182,33 @@ class StrongBot:
         if len(cands) < 2:
             return h
         return self._search(v, cands, cands.index(h) if h in cands else -1)
+
+    def _arm_solver(self, v: PlayerView) -> None:
+        """Give normal's exact endgame search (game/endgame.py: two players, the stock empty,
+        every card placed) a share of this move's budget instead of normal's few hundred
+        nodes: a clock deadline, or budgeted in playouts a fixed count of nodes (so that a
+        seed still decides the game).  Its memo carries over between moves, so a search cut
+        off now goes on from where it stopped at the next move."""
+        if v.stock_count or v.seats - len(v.out) != 2:
+            return
+        mem = self.normal.mem
+        if v.stock_count > mem.stock or v.bout < mem.bout:
+            return  # a new game: normal forgets this one first
+        if not isinstance(mem.solver, _ClockSolver):
+            r = v.rules
+            mem.solver = _ClockSolver(
+                trump=v.trump,
+                japanese=r.japanese,
+                first_bout_five=r.first_bout_five,
+                last_defender_loses=r.tie is Tie.LAST_DEFENDER_LOSES,
+                transfers=r.transfers,
+            )
+        if self.clock is None:
+            nodes = max(NormalBot.SEARCH_NODES, self.SOLVER_NODES_PER_PLAYOUT * self.simulations)
+            mem.solver.arm(None, 0.0, nodes)
+        else:
+            share = self.budget_ms / 1000 * self.BUDGET_SHARE * self.SOLVER_SHARE
+            mem.solver.arm(self.clock, self._start + share, 1 << 40)
 
     def _candidates(self, v: PlayerView, h: Action) -> list[Action]:
         """The answers worth comparing: the honest legal ones (a defender's covers only on the
@@ -281,6 +317,26 @@ def _val(c: int, trump: int, low: int) -> int:
     """A card's strength: its rank in the deck, trumps above every plain card."""
     r = c % 13 + 2 - low
     return r + 15 - low if c // 13 == trump else r
+
+
+class _ClockSolver(Solver):
+    """The endgame solver with a deadline on a clock as well as its node budget."""
+
+    CHECK: Final = 64
+
+    def arm(self, clock: Clock | None, deadline: float, nodes: int) -> None:
+        self.clock = clock
+        self.deadline = deadline
+        self.budget = nodes
+        self._tick = 0
+
+    def _value(self, key: tuple[int, ...]) -> int:
+        self._tick += 1
+        if self._tick >= self.CHECK and self.clock is not None:
+            self._tick = 0
+            if self.clock() > self.deadline:
+                raise Budget
+        return super()._value(key)
 
 
 # --- the evaluation of a position --------------------------------------------------------

@@ -44,6 +44,7 @@ from .messages import (
     Refill,
     Return,
     Shuffle,
+    Strip,
 )
 from .proofs import dleq_verify, schnorr_verify
 from .record import (
@@ -77,8 +78,9 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
     unchecked: list[str] = []
     seats: tuple[AuditedSeat, ...] = ()
     faults += check_setup(record, setup)
+    identity_signed: set[int] = set()  # log messages in a step their seat identity-signed
     if identity is not None:
-        faults += check_identity(record, setup, log, identity)
+        faults += check_identity(record, setup, log, identity, identity_signed)
         seats = tuple(
             AuditedSeat(i, name, key_fingerprint(key))
             for i, (name, key) in enumerate(zip(identity.names, identity.keys, strict=True))
@@ -148,12 +150,31 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
             try:
                 t.verify_chain(chunk)
             except RemoteProtocolError as e:
-                # A wrong layer removal carries no valid proof, so nothing shows its seat made
-                # it rather than the host that wrote the log: reported, no seat named.
+                # A wrong layer removal carries no valid proof: only its seat's identity
+                # signature over the step (a record with the identity section) shows that
+                # seat made it rather than the host that wrote the log; else reported, no
+                # seat named.
                 who = f"seat {e.seat}" if e.seat is not None else "someone"
-                faults.append(
-                    AuditFault(None, f"{who} (its name in the log, nothing proves it): {e.reason}")
+                at = next(
+                    (
+                        i
+                        for i, m in enumerate(log)
+                        if isinstance(m, Strip)
+                        and m.seat == e.seat
+                        and (m.batch, m.owner) == (chunk.batch, chunk.owner)
+                    ),
+                    None,
                 )
+                if e.seat is not None and at in identity_signed:
+                    faults.append(
+                        AuditFault(e.seat, f"{e.reason} (message {at} of the log, signed by {who})")
+                    )
+                else:
+                    faults.append(
+                        AuditFault(
+                            None, f"{who} (its name in the log, nothing proves it): {e.reason}"
+                        )
+                    )
             if not t.complete(chunk):
                 incomplete = True
     try:

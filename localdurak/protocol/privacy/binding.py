@@ -49,14 +49,23 @@ _MANY = 3
 
 
 def check_identity(
-    record: Mapping[str, Any], setup: Setup, log: Sequence[Message], ident: Identity
+    record: Mapping[str, Any],
+    setup: Setup,
+    log: Sequence[Message],
+    ident: Identity,
+    signed: set[int] | None = None,
 ) -> list[AuditFault]:
     """A /3 record: every message a seat made is in a step that seat signed with its identity
     key, under the digest of the setup it was told (`signing.setup_digest`: the game, the
     rules, the dealer, every name and key); no signed step is missing (each seat's counters
     run from 0 without a gap, but for the steps the host refused); the record's names and
     setup are the signed ones.  A fault here is the host's or the record's: nothing in a
-    record that fails these checks shows a seat did anything."""
+    record that fails these checks shows a seat did anything.
+
+    ``signed`` (if given) receives the index of every message of the log that is in a step
+    its seat signed with its identity key over the signed setup: such a message is proven to
+    be that seat's, whatever its protocol proof says (a wrong layer removal has no valid
+    proof, but its identity signature names its seat)."""
     faults: list[AuditFault] = []
     n = len(ident.keys)
     if n != setup.seats or ident.dealer != setup.dealer or not same_rules(ident.rules, setup.rules):
@@ -113,6 +122,8 @@ def check_identity(
             if covered[i] is not None:
                 faults.append(AuditFault(None, f"message {i} of the log is in two signed steps"))
             covered[i] = k
+            if signed is not None:
+                signed.add(i)
         if st.n <= last[st.seat]:
             faults.append(
                 AuditFault(
