@@ -20,6 +20,7 @@ from localdurak.net.api import SeatKind, TableError, TableSession
 from localdurak.net.client import Address, ClientSession
 from localdurak.net.discovery import lan_addresses
 from localdurak.net.host import HostOptions, TableHost, resume_table
+from localdurak.net.host_bots import share_checks
 from localdurak.net.identity import Identity
 
 
@@ -83,6 +84,8 @@ async def sit_at_own_table(identity: Identity, hosting: Hosting, player: str) ->
         Address("127.0.0.1", hosting.port, identity.fingerprint),
         pin=hosting.pin,
     )
+    # The same process: the seat checks no proof the host has checked (and the other way).
+    session.on_game = lambda g: share_checks(hosting.host.game, g)
     try:
         await join_table(session)
     except TableError as e:
