@@ -446,6 +446,7 @@ class DurakApp:
             v is not None and v.rules.cheating,
             owner=self.control.owns_lobby(),
             lobby=v is None and self.session is not None and self.session.lobby_view is not None,
+            closed=self.session is not None and self.session.connection is ConnectionState.CLOSED,
         )
 
     # --- game over -----------------------------------------------------------------------
@@ -505,27 +506,38 @@ class DurakApp:
                 out.append(("class:pogony", "   " + _("with pogony: {n}").format(n=result.pogony)))
         out.append(("", "\n\n"))
         score = s.series
-        out.append(
-            (
-                "class:heading",
-                "  "
-                + ngettext(
-                    "Score after {n} game (times durak):",
-                    "Score after {n} games (times durak):",
-                    score.games,
-                ).format(n=score.games),
+        if score.games == 0:
+            # A network table counts the game once the host has audited it: until then the
+            # screen said "Score after 0 games" over an empty line.
+            out += [("class:heading", "  " + _("The score comes once the game is audited."))]
+            out += [("", "\n"), ("", "\n\n")]
+        else:
+            out.append(
+                (
+                    "class:heading",
+                    "  "
+                    + ngettext(
+                        "Score after {n} game (times durak):",
+                        "Score after {n} games (times durak):",
+                        score.games,
+                    ).format(n=score.games),
+                )
             )
-        )
-        out.append(("", "\n"))
-        parts = [
-            f"{s.names[i]} {score.durak[i]}" for i in range(len(s.names)) if i < len(score.durak)
-        ]
-        if score.draws:
-            parts.append(_("draws {n}").format(n=score.draws))
-        out += [("", "    " + table.pad(" · ".join(parts), w - 6)), ("", "\n\n")]
+            out.append(("", "\n"))
+            parts = [
+                f"{s.names[i]} {score.durak[i]}"
+                for i in range(len(s.names))
+                if i < len(score.durak)
+            ]
+            if score.draws:
+                parts.append(_("draws {n}").format(n=score.draws))
+            out += [("", "    " + table.pad(" · ".join(parts), w - 6)), ("", "\n\n")]
         out += [("class:label", "  " + _("Audit: ")), ("", self._audit_text(s)), ("", "\n\n")]
-        out += [("class:key", "  n"), ("class:keys", " " + _("next game") + "    ")]
-        out += [("class:key", "q"), ("class:keys", " " + _("leave"))]
+        if s.connection is not ConnectionState.CLOSED:  # the series is over: no next game
+            out += [("class:key", "  n"), ("class:keys", " " + _("next game") + "    ")]
+            out += [("class:key", "q"), ("class:keys", " " + _("leave"))]
+        else:
+            out += [("class:key", "  q"), ("class:keys", " " + _("leave"))]
         return out
 
     def _audit_text(self, s: TableSession) -> str:

@@ -460,11 +460,13 @@ def key_line(
     *,
     owner: bool = False,
     lobby: bool = False,
+    closed: bool = False,
 ) -> StyleAndTextTuples:
     """The keys that matter now, in one line; when it is too narrow the least needed go
     first (`?` and `q` always stay).  ``owner``: the host's own player before the first deal,
     who may seat bots and free their seats; ``lobby``: a network table's lobby, where every
-    player says ready with `r`."""
+    player says ready with `r`; ``closed``: the table closed (its series is over): no next
+    game to offer."""
     # (key, word, priority: lower stays longer)
     keys: list[tuple[str, str, int]]
     if view is None:  # before the first deal (a network table's lobby): nothing to play yet
@@ -474,7 +476,9 @@ def key_line(
         if owner:
             keys = [("b", _("add a bot"), 1), ("x", _("remove a bot"), 2), *keys]
     elif view.result is not None:
-        keys = [("n", _("next game"), 0), ("q", _("leave"), 0), ("?", _("help"), 1)]
+        keys = [("q", _("leave"), 0), ("?", _("help"), 1)]
+        if not closed:
+            keys = [("n", _("next game"), 0), *keys]
     else:
         # The keys for what you may do now stay longest (60×20: "t take" while you defend).
         may = {a.do for a in view.legal}

@@ -90,7 +90,7 @@ def said_reasons() -> set[str]:
                 f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
             )
             text = _render(node.args[0]) if name in SAID_BY else None
-            if name == "close" and path.name == "host.py":
+            if name == "close" and path.name.startswith("host"):
                 text = _render(node.args[0])
             if text:
                 reasons.add(text)
