@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -77,7 +78,8 @@ def _render(node: ast.expr) -> str | None:
     return None
 
 
-def said_reasons() -> set[str]:
+@functools.cache
+def said_reasons() -> frozenset[str]:
     """Every reason a player can read, as the code words it, from net/ and protocol/ (and
     the closing words of the host)."""
     reasons = {PAUSED_TEXT, CANNOT_SAVE, f"{CANNOT_SAVE}: No space left on device"}
@@ -94,7 +96,7 @@ def said_reasons() -> set[str]:
                 text = _render(node.args[0])
             if text:
                 reasons.add(text)
-    return reasons
+    return frozenset(reasons)
 
 
 def test_the_reasons_a_player_reads_are_found_in_the_source() -> None:
