@@ -104,7 +104,11 @@ def share_checks(host: HostGame | None, seat: SeatGame) -> None:
     """A seat played in the host's process (a host bot, the host's own player) checks no proof
     the host has checked, nor the host one it has: the same machine, the same relayed values
     (docs/privacy.md, "Who checks").  Without it the host's laptop checked every shuffle
-    stage once for itself and again for each of its seats."""
+    stage once for itself and again for each of its seats.
+
+    reading: "every seat and the host verify every stage" is read per machine: a seat whose
+    code runs in the host's process has the host's checks (the host could feed it anything
+    anyway), as the in-memory host shares its own seat's (`roles.Host(own_seat=…)`)."""
     if host is None or host.started.game != seat.game_id:
         return
     seat.player.t.verified = host.privacy.t.verified
