@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import bisect
 import contextlib
+import dataclasses
 import enum
 import logging
 import os
@@ -59,6 +60,7 @@ from localdurak.net.table_store import (
     journal_objects,
     read_event_log,
     read_frames,
+    same_file,
     table_state,
     write_record_file,
 )
@@ -134,6 +136,9 @@ CHALLENGE_WINDOW = 2.0
 """R-S5: seconds an action that closes a bout waits for challenges in cheating mode."""
 REVEAL_TIMEOUT = 10.0
 """Seconds to wait for every key after a game ends (the audit checks what it gets)."""
+GIVE_BACK_WAIT = 10.0
+"""After a resume, how long the bots' steps signed after events the host lost wait for the
+players to give those back (`HostBots.resend_pending`)."""
 REPLAY_KEEP = 100_000
 """Events kept in memory for players who come back (`Resume`); older ones go by snapshot."""
 IDLE_VERIFY_S = 0.004
@@ -397,6 +402,9 @@ class TableHost:
         """How many of the game's accepted steps are in its journal."""
         self._signed = 0
         """How many of the game's signed steps are in its journal (``privacy_signed``)."""
+        self._notes: list[str] = []
+        """The game's journal lines on what the host went through (``host_resumed``,
+        ``lost_tail``: records.md), kept for a journal written again from memory."""
         self._refused: list[tuple[int, int]] = []
         """The game's refused steps (seat, n) its journal lists (records.md)."""
         self._clock_timer: asyncio.TimerHandle | None = None
@@ -447,6 +455,7 @@ class TableHost:
         """Listen, advertise; returns once the table is reachable."""
         self.o.record_dir.mkdir(parents=True, exist_ok=True)
         self.state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.store.lock()  # one host per table (a resume while it runs touches nothing)
         check_room(self.o.record_dir, self._game_bytes())
         check_room(self.state_dir, 0)
         self.server = await serve(self.identity, self._on_channel, host=self.o.host, port=self.port)
@@ -492,6 +501,7 @@ class TableHost:
             # A bot whose turn it is acts after an inbox item: a resumed table with nothing
             # to resend froze for good (1 resume of all-bot tables in 6).
             self.inbox.put_nowait(Call(_wake))
+            self._post_later(GIVE_BACK_WAIT, self.bots.resend_waiting)
         self._maybe_start()
 
     async def run(self) -> None:
@@ -795,7 +805,11 @@ class TableHost:
             return  # answered when the challenge window closes (R-S5)
         except RemoteProtocolError as e:
             peer.push(Error.from_exception(e, re=command_id))
-            if isinstance(e, HardErrors):
+            if isinstance(e, HardErrors) and not (
+                # A step sent again to a resumed host that had it otherwise (one refused
+                # before the crash, given back meanwhile): said, not a reason to drop.
+                self.resumed_at and isinstance(e, Replayed) and isinstance(message, Privacy)
+            ):
                 peer.hang_up()
             return
         if command_id is not None and not isinstance(message, Resume):
@@ -829,6 +843,12 @@ class TableHost:
             self._resume_peer(peer, m)
             return None
         if isinstance(m, Privacy):
+            if m.seat is not None and m.seat != seat:
+                # Another seat's step from the sender's copy: only from a player who saw
+                # what this host lost (`_resume_peer`); its seat's signature is checked.
+                if seat not in self._restoring:
+                    raise Forbidden("only your own steps, but to give back what the host lost")
+                return self._privacy(m.seat, dataclasses.replace(m, seat=None))
             return self._privacy(seat, m, peer)
         raise BadMessage(f"{m.TYPE!r} is not a command")
 
@@ -1010,6 +1030,7 @@ class TableHost:
         self.store.new_game(self.events)
         self.game = HostGame(started)
         self._logged = self._signed = 0
+        self._notes = []
         self._refused = []
         self.on_event(
             {"event": "game_started", "game": self.game_number, "journal": str(self.journal_path)}
@@ -1271,6 +1292,7 @@ class TableHost:
         lines = [self._journal_header(g.started)]
         lines += [journal_append("privacy_log", m.to_json()) for m in g.accepted_log]
         lines += [journal_append("privacy_signed", signed_item(st)) for st in g.steps]
+        lines += self._notes
         lines += [journal_append("privacy_refused", [seat, n]) for seat, n in self._refused]
         if g.game is not None:
             lines += [journal_action(a) for a in g.game.log]
@@ -1420,6 +1442,7 @@ class TableHost:
             # ``Ack`` names that point, so it gives back the signed steps it holds after it
             # (`Privacy.seat`, checked like any step); nobody is stranded or blamed.
             self.on_event({"event": "lost_tail", "seat": seat, "have": lost, "had": m.last_seq})
+            self._note("lost_tail", {"seat": seat, "kept": lost, "had": m.last_seq})
             self._restoring.add(seat)
             self._resync(peer, seat, lost, Ack(re=m.id, seq=lost))
             return
@@ -1494,12 +1517,21 @@ class TableHost:
                 for ev in events:
                     if isinstance(ev, GameStarted | PrivacyEvent) and ev.seq > bot.last_seq:
                         self.bots.feed(s, bot, ev)
-            self._steps_from_journal()
+            added = self._steps_from_journal() + self._steps_from_bots()
+            if self.game is not None:
+                # The record says what happened (records.md ``host_resumed``).
+                self._notes.append(
+                    journal_append(
+                        "host_resumed",
+                        {"kept": self.resumed_at[-1], "log_whole": whole, "from_journal": added},
+                    )
+                )
         finally:
             self.store.replaying = False
         # Whatever the bots signed that the old host never relayed, again (after start()).
         if self.game is not None:
-            self.bots.resend_pending()
+            g = self.game
+            self.bots.resend_pending(lambda: g.counters.last)
         if self.game is not None and self.game.all_revealed():
             # Every key was in, and the crash came before the game's end was told: its record
             # and its end now (`_record`, from the loop).
@@ -1507,14 +1539,50 @@ class TableHost:
         self.resumed = True
         self.on_event({"event": "resumed", "seq": self.seq, "game": self.game_number})
 
-    def _steps_from_journal(self) -> None:
+    def _steps_from_bots(self) -> int:
+        """The signed steps the bots' saved seats hold after what the log kept (they are
+        saved before it: a power cut may leave them newer), in the old host's order,
+        through the same checks; relayed again as new events."""
+        g = self.game
+        if g is None or not self.resumed_at:
+            return 0
+        kept = self.resumed_at[-1]
+        seen: dict[int, PrivacyEvent] = {}
+        for _, bot in self.bots.bots():
+            for ev in bot.recent:
+                if ev.seq > kept and ev.game == g.started.game:
+                    seen.setdefault(ev.seq, ev)
+        added = 0
+        for _, ev in sorted(seen.items()):
+            cmd = Privacy(id=0, game=ev.game, n=ev.n, step=ev.step, body=ev.body, sig=ev.sig)
+            if not 0 <= ev.seat < g.seats or g.duplicate(ev.seat, cmd):
+                continue
+            try:
+                acc = g.receive(ev.seat, cmd)
+            except RemoteProtocolError as e:
+                log.warning("a bot's copy of step %d of seat %d fails: %s", ev.n, ev.seat, e)
+                break
+            added += 1
+            for s, c in acc.relay:
+                self._emit(c.relayed(self._next_seq(), s))
+        return added
+
+    def _note(self, key: str, item: dict[str, Any]) -> None:
+        """A journal line on what the host went through (kept for a rewrite)."""
+        if self.game is None:
+            return
+        line = journal_append(key, item)
+        self._notes.append(line)
+        self.store.journal_line(line)
+
+    def _steps_from_journal(self) -> int:
         """The signed steps the journal holds beyond the event log (a log cut or damaged):
         through the same checks as live, as far as they check out, relayed again as new
         events (the players ignore a step they have)."""
         g = self.game
         journal = self.journal_path
         if g is None or journal is None:
-            return
+            return 0
         added = 0
         for seat, cmd in journal_commands(journal, g):
             try:
@@ -1529,6 +1597,7 @@ class TableHost:
                 self._emit(c.relayed(self._next_seq(), s))
         if added:
             self.on_event({"event": "from_journal", "steps": added})
+        return added
 
     def _replay(self, ev: Message) -> None:
         seq: int = getattr(ev, "seq")  # noqa: B009 - events carry seq
@@ -1547,6 +1616,7 @@ class TableHost:
             self._drop_finished_games()
             self.phase = Phase.PLAYING
             self.game = HostGame(ev)
+            self._notes = []
             self.game_number = ev.number
             self.previous = ev.previous
         elif isinstance(ev, PrivacyEvent):
@@ -1641,6 +1711,7 @@ class TableHost:
                 "challenge_window": self.o.challenge_window,
                 "bot_delay": self.o.bot_delay,
                 "own_seat": self.o.own_seat,
+                "fingerprint": self.identity.fingerprint,
                 "journal": str(self.journal_path) if self.journal_path else None,
                 "bots": {
                     str(s): {"level": bot.level, "key": bot.key.private_bytes().hex()}
@@ -1651,13 +1722,25 @@ class TableHost:
 
 
 def resume_table(
-    identity: Identity, journal: Path, *, on_event: EventSink | None = None
+    identity: Identity,
+    journal: Path,
+    *,
+    on_event: EventSink | None = None,
+    record_dir: Path | None = None,
 ) -> TableHost:
     """A host that crashed picks its table up again (``localdurak host --resume JOURNAL``):
     the table's options and bots' keys from its state directory, every event again from its
     event log (through the same checks), each bot's saved seat; then it listens on the same
     port and the players' clients come back by themselves."""
     state_dir, state = table_state(journal)
+    check_resume(identity, journal, state_dir, state)
+    if record_dir is not None and not same_file(state["record_dir"], record_dir):
+        # reading: "honoured or refused" — refused: the journal, the event log and the
+        # players' saved seats all name the table's folder; moving it is a copy by hand.
+        raise ValueError(
+            f"--record-dir: a resumed table keeps its record folder ({state['record_dir']}); "
+            "leave --record-dir out"
+        )
     options = HostOptions(
         name=state["name"],
         seats=state["seats"],
@@ -1677,6 +1760,7 @@ def resume_table(
         own_seat=bool(state.get("own_seat", False)),
     )
     host = TableHost(identity, options, on_event=on_event)
+    host.store.lock()  # before anything is written: a live table is left as it is
     for seat, b in state["bots"].items():
         s = int(seat)
         bot = BotSeat(
@@ -1690,9 +1774,49 @@ def resume_table(
         slot.key = bot.key.public_key
     if state.get("journal"):
         host.journal_path = Path(state["journal"])
-    host.replay_events()
-    host.rewrite_journal()
+    try:
+        host.replay_events()
+        if host.game_number >= options.games or host.phase is Phase.CLOSED:
+            raise ValueError(
+                "this table's series is over: there is no game to resume (its records are "
+                f"in {options.record_dir})"
+            )
+        host.rewrite_journal()
+    except BaseException:
+        host.store.unlock()
+        raise
     return host
+
+
+def check_resume(identity: Identity, journal: Path, state_dir: Path, state: dict[str, Any]) -> None:
+    """Refuse (ValueError, for a person) a resume that cannot be: another identity than the
+    table's (its players pinned that certificate and would refuse this one, and be blamed
+    for it), or a journal whose game is over.  Nothing is written before this."""
+    fingerprint = state.get("fingerprint")
+    if isinstance(fingerprint, str) and fingerprint != identity.fingerprint:
+        raise ValueError(
+            f"this table was hosted with another identity (fingerprint {fingerprint[:16]}…, "
+            f"this one is {identity.fingerprint[:16]}…): its players would refuse this one. "
+            "Resume it with the LOCALDURAK_HOME (and --profile) it was hosted from"
+        )
+    if journal.suffix == ".json":
+        journal = journal.with_suffix(".journal")
+    if same_file(state.get("journal"), journal):
+        return
+    over = any(
+        isinstance(o.get("set"), dict) and "result" in o["set"] for o in journal_objects(journal)
+    )
+    current = state.get("journal")
+    then = (
+        f"; the table's current game: localdurak host --resume {shlex.quote(current)}"
+        if isinstance(current, str)
+        else ""
+    )
+    if over:
+        record = journal.with_suffix(".json")
+        where = f" (its record: {record})" if record.exists() else ""
+        raise ValueError(f"that game is over{where}{then}")
+    raise ValueError(f"that journal is not this table's current game{then}")
 
 
 def refused_in_journal(path: Path) -> list[tuple[int, int]]:
