@@ -22,6 +22,7 @@ from localdurak.net.identity import EphemeralKey
 from localdurak.net.recovery import relayed_before
 from localdurak.net.table_store import write_atomic
 from localdurak.protocol import snapshot
+from localdurak.protocol.connection import encoded_frame
 from localdurak.protocol.errors import RemoteProtocolError
 from localdurak.protocol.messages import (
     GameStarted,
@@ -30,7 +31,7 @@ from localdurak.protocol.messages import (
     message_from_wire,
     message_to_wire,
 )
-from localdurak.protocol.table.common import Signed
+from localdurak.protocol.table.common import GAME_STEPS, Signed
 from localdurak.protocol.table.seat import SNAPSHOT_CLASSES, SeatGame
 
 if TYPE_CHECKING:
@@ -41,10 +42,12 @@ log = logging.getLogger("localdurak.net.host")
 _reaction = random.SystemRandom()
 """The bots' reaction times (apart from the table's own generator)."""
 
-RECENT_OWN = 8
+RECENT_OWN = 4
 """A bot's own steps seen relayed that its saved seat keeps (`BotSeat.sent`)."""
-RECENT_SEEN = 12
-"""Relayed steps a bot's saved seat keeps (`BotSeat.recent`)."""
+RECENT_SEEN = 6
+"""Relayed steps a bot's saved seat keeps (`BotSeat.recent`)..."""
+RECENT_BYTES = 1000
+"""... of at most this size each (its saved seat stays small: test_saved_state.py)."""
 BOT_REST = 0.2
 """Seconds a host bot waits after the host refused one of its steps."""
 
@@ -184,14 +187,16 @@ class HostBots:
                 out = bot.game.start()
             elif bot.game is not None and event.game == bot.game.game_id:
                 if event.seat == s:
-                    bot.sent += [p for p in bot.pending if p.n == event.n]
+                    bot.sent += [p for p in bot.pending if p.n == event.n and p.step in GAME_STEPS]
                     del bot.sent[:-RECENT_OWN]
                     bot.pending = [p for p in bot.pending if p.n != event.n]
                 if relayed_before(bot.game, event):
                     return  # a step relayed again after a resume
                 out = bot.game.receive(event)
-                bot.recent.append(event)
-                del bot.recent[:-RECENT_SEEN]
+                if len(encoded_frame(event)) <= RECENT_BYTES:
+                    # (The deal's big steps are held and sent again by their seats.)
+                    bot.recent.append(event)
+                    del bot.recent[:-RECENT_SEEN]
         except RemoteProtocolError:
             log.exception("bot at seat %d refused an event", s)
             return
