@@ -8,6 +8,7 @@ Exit status (cli.md): 0 success, 1 the thing failed, 2 bad usage or input.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 from collections.abc import Callable, Sequence
@@ -112,7 +113,23 @@ def early_language(argv: Sequence[str]) -> None:
     i18n.translate_argparse()
 
 
+interrupted = False
+"""Whether `main` ended on a Ctrl-C (`localdurak.__main__.run` then ends the process at once)."""
+
+
+def _tolerant_output() -> None:
+    """Text the output's encoding cannot hold (Russian help to an ASCII-only terminal or
+    PYTHONIOENCODING, a name that came in as undecodable bytes) is printed with "?" in its
+    place, not a UnicodeEncodeError traceback."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="replace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _tolerant_output()
     args_list = list(sys.argv[1:] if argv is None else argv)
     early_language(args_list)
     parser = build_parser(_only(args_list))
@@ -128,6 +145,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return func(args)
     except KeyboardInterrupt:
         # Ctrl-C before a command set its own handler (connecting, reading files): no
-        # traceback, ever (issue 15).
+        # traceback, ever.
+        global interrupted
+        interrupted = True
         print(_("localdurak: interrupted"), file=sys.stderr)
         return 1

@@ -105,6 +105,7 @@ from localdurak.protocol.messages import (
     TableState,
 )
 from localdurak.protocol.privacy.audit import audit as audit_record
+from localdurak.protocol.privacy.group import GROUP
 from localdurak.protocol.privacy.record import transcript_to_dict
 from localdurak.protocol.table.common import GAME_STEPS, Signed
 from localdurak.protocol.table.seat import SNAPSHOT_CLASSES, SeatGame
@@ -241,6 +242,9 @@ class ClientSession:
         """The game's last relayed steps, every seat's: a host that lost the last frames of
         its log (a power cut) gets them back from us (`_give_back`)."""
         self._tasks: set[asyncio.Task[None]] = set()
+        self.on_game: Callable[[SeatGame], None] | None = None
+        """Called with each new game's seat (the host's own player shares the host's checks:
+        `host_bots.share_checks`)."""
         self.trace: Callable[[dict[str, Any]], None] | None = None
         """Timing lines for benchmarks/net.py (``LOCALDURAK_TRACE=1``)."""
         self._traced_deal: bytes | None = None
@@ -580,11 +584,9 @@ class ClientSession:
                             log.warning("%s: %s (%r)", BROKEN_TEXT, e, message)
                             self._finish(f"{BROKEN_TEXT}: {e}")
                             return
-                        if (
-                            self.game is not None
-                            and self.game.hand_decoded()
-                            and self.game.result() is None
-                        ):
+                        if self.game is not None and self.game.result() is None:
+                            # Shuffle stages wait for a quiet moment too (they are checked
+                            # together when several came meanwhile: `verify_ahead`).
                             self._ahead = self.game.unverified_waiting()
                         if self.closed:
                             return
@@ -848,6 +850,8 @@ class ClientSession:
                 return []
             self.game = SeatGame(m, self.my_seat, self.identity, os.urandom)
             self._recent.clear()
+            if self.on_game is not None:
+                self.on_game(self.game)
             self.cheat = None
             self.aborted = None
             self._unchecked = []
@@ -856,7 +860,8 @@ class ClientSession:
             self._audit = AuditVerdict(AuditStatus.PENDING)
             self._events = [TableEvent(EventKind.GAME_STARTED, game=m.number + 1)]
             if self.trace is not None:
-                self.trace({"event": "started", "t": time.monotonic(), "cpu": time.process_time()})
+                cpu, mul = time.process_time(), GROUP.counts["mul"]
+                self.trace({"event": "started", "t": time.monotonic(), "cpu": cpu, "mul": mul})
             return self.game.start()
         if isinstance(m, PrivacyEvent):
             if self.game is None or m.game != self.game.game_id or self.cheat is not None:
@@ -952,7 +957,8 @@ class ClientSession:
         now = time.monotonic()
         if self._traced_deal != m.game and self.game.hand_decoded():
             self._traced_deal = m.game
-            self.trace({"event": "dealt", "t": now, "cpu": time.process_time()})
+            cpu, mul = time.process_time(), GROUP.counts["mul"]
+            self.trace({"event": "dealt", "t": now, "cpu": cpu, "mul": mul})
         if m.step in ("play", "act"):
             self.trace({"event": "applied", "seq": m.seq, "t": now, "t0": t0})
         waiting = len(self.game.player.t.deferred_plays)

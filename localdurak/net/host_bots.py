@@ -36,6 +36,7 @@ from localdurak.protocol.table.seat import SNAPSHOT_CLASSES, SeatGame
 
 if TYPE_CHECKING:
     from localdurak.net.peer import SeatSlot
+    from localdurak.protocol.table.host import HostGame
 
 log = logging.getLogger("localdurak.net.host")
 
@@ -134,6 +135,21 @@ class BotSeat:
         pass
 
 
+def share_checks(host: HostGame | None, seat: SeatGame) -> None:
+    """A seat played in the host's process (a host bot, the host's own player) checks no proof
+    the host has checked, nor the host one it has: the same machine, the same relayed values
+    (docs/privacy.md, "Who checks").  Without it the host's laptop checked every shuffle
+    stage once for itself and again for each of its seats.
+
+    reading: "every seat and the host verify every stage" is read per machine: a seat whose
+    code runs in the host's process has the host's checks (the host could feed it anything
+    anyway), as the in-memory host shares its own seat's (`roles.Host(own_seat=…)`)."""
+    if host is None or host.started.game != seat.game_id:
+        return
+    seat.player.t.verified = host.privacy.t.verified
+    seat.player.t.shuffles_verified = host.privacy.t.shuffles_verified
+
+
 Post = Callable[[int, Privacy], None]
 """How a bot's command reaches the host's inbox (its seat, the command)."""
 
@@ -152,8 +168,10 @@ class HostBots:
         rng: random.Random,
         delay: float,
         on_save_error: Callable[[OSError], None] | None = None,
+        share: Callable[[SeatGame], None] | None = None,
     ) -> None:
         self._seats = seats
+        self._share = share
         self._save_error = on_save_error
         self._post = post
         self._wake = wake
@@ -163,9 +181,21 @@ class HostBots:
         self._table: Callable[[], Sequence[int]] | None = None
         """While bots' pending steps wait for the host to have what they saw: the host
         game's counters (`resend_pending`)."""
+        self._decoded: set[tuple[bytes, int]] = set()
 
     def bots(self) -> list[tuple[int, BotSeat]]:
         return [(s, slot.bot) for s, slot in enumerate(self._seats()) if slot.bot is not None]
+
+    def newly_decoded(self) -> list[int]:
+        """The seats of the bots whose hands of this game decoded since the last call (the
+        timing lines of benchmarks/net.py)."""
+        out = []
+        for s, bot in self.bots():
+            g = bot.game
+            if g is not None and (g.game_id, s) not in self._decoded and g.hand_decoded():
+                self._decoded.add((g.game_id, s))
+                out.append(s)
+        return out
 
     def feed_all(self, event: GameStarted | PrivacyEvent) -> None:
         for s, bot in self.bots():
@@ -181,6 +211,8 @@ class HostBots:
         try:
             if isinstance(event, GameStarted):
                 bot.game = SeatGame(event, s, bot.key, os.urandom)
+                if self._share is not None:
+                    self._share(bot.game)
                 bot.pending = []
                 bot.sent = []
                 bot.recent = []

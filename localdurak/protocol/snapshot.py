@@ -98,7 +98,17 @@ class _Registry:
         return full
 
 
+_SLOTS: dict[type[Any], list[str]] = {}
+
+
 def _slots(cls: type[Any]) -> list[str]:
+    found = _SLOTS.get(cls)
+    if found is None:
+        found = _SLOTS[cls] = _slots_of(cls)
+    return found
+
+
+def _slots_of(cls: type[Any]) -> list[str]:
     names: list[str] = []
     for klass in cls.__mro__:
         slots = vars(klass).get("__slots__", ())
@@ -114,7 +124,8 @@ class _Encoder:
         self.memo: dict[int, int] = {}
         self.keep: list[Any] = []  # what the memo's ids stand for, alive until the end
         self.classes: list[str] = []
-        self.class_ix: dict[str, int] = {}
+        self.class_ix: dict[str | type[Any], int] = {}
+        """Index in `classes` by name, and by class (a cache of `cls`)."""
 
     def cls(self, cls: type[Any]) -> int:
         name = self.registry.name_of(cls)
@@ -142,14 +153,20 @@ class _Encoder:
             return [REF, seen]
         self.memo[id(o)] = len(self.memo)
         self.keep.append(o)
+        enc = self.enc
         if t is list:
-            return [LIST, *(self.enc(x) for x in o)]
+            out: list[Any] = [LIST]
+            out += [enc(x) for x in o]
+            return out
         if t is tuple:
-            return [TUPLE, *(self.enc(x) for x in o)]
+            out = [TUPLE]
+            out += [enc(x) for x in o]
+            return out
         if t is dict:
-            out: list[Any] = [DICT]
+            out = [DICT]
             for k, v in o.items():
-                out += [self.enc(k), self.enc(v)]
+                out.append(enc(k))
+                out.append(enc(v))
             return out
         if t is set:
             return [SET, *(self.enc(x) for x in o)]
@@ -161,14 +178,22 @@ class _Encoder:
             return [ENUM, self.cls(t), self.enc(o.value)]
         if isinstance(o, int):
             return [INTSUB, self.cls(t), int(o)]
-        ix = self.cls(t)
+        ix = self.class_ix.get(t)
+        if ix is None:
+            ix = self.class_ix[t] = self.cls(t)
         fields: list[Any] = [OBJ, ix]
-        state = dict(vars(o)) if hasattr(o, "__dict__") else {}
+        if isinstance(o, tuple):  # a NamedTuple (the game's outcome events): its fields
+            for name, value in zip(t._fields, o, strict=True):
+                fields += [name, self.enc(value)]
+            return fields
+        d = getattr(o, "__dict__", None)
+        state = dict(d) if d is not None else {}
         for name in _slots(t):
             if hasattr(o, name):
                 state[name] = getattr(o, name)
         for name, value in state.items():
-            fields += [name, self.enc(value)]
+            fields.append(name)
+            fields.append(enc(value))
         return fields
 
 
@@ -238,6 +263,17 @@ class _Decoder:
             return value
         if tag == OBJ:
             cls = self.classes[node[1]]
+            if issubclass(cls, tuple):  # a NamedTuple, made from its fields by name
+                at = self._slot()
+                items = node[2:]
+                try:
+                    made = cls(
+                        **{items[i]: self.dec(items[i + 1]) for i in range(0, len(items), 2)}
+                    )
+                except TypeError as e:
+                    raise SnapshotError(f"{cls.__qualname__}: {e}") from None
+                self.memo[at] = made
+                return made
             obj = object.__new__(cls)
             self.memo.append(obj)
             items = node[2:]
@@ -255,9 +291,22 @@ class _Decoder:
 _UNFILLED = object()
 
 
+_REGISTRIES: dict[tuple[type[Any], ...], _Registry] = {}
+
+
+def _registry(classes: Iterable[type[Any]]) -> _Registry:
+    """The registry for these extra classes, built once: building one imports and scans every
+    allowed module, which cost more than the encoding itself when a bot saved at every step."""
+    key = tuple(classes)
+    found = _REGISTRIES.get(key)
+    if found is None:
+        found = _REGISTRIES[key] = _Registry(key)
+    return found
+
+
 def dumps(obj: Any, *, kind: str, classes: Iterable[type[Any]] = ()) -> bytes:
     """The snapshot of ``obj`` (``kind`` names what it is: "seat", "bot", "session")."""
-    enc = _Encoder(_Registry(classes))
+    enc = _Encoder(_registry(classes))
     tree = enc.enc(obj)
     head = {"format": FORMAT, "version": VERSION, "kind": kind, "classes": enc.classes}
     packed: bytes = msgpack.packb([head, tree], use_bin_type=True)
@@ -287,7 +336,7 @@ def loads(data: bytes, *, kind: str, classes: Iterable[type[Any]] = ()) -> Any:
     if not isinstance(classes_named, list):
         raise SnapshotError("a saved state without its classes")
     try:
-        return _Decoder(_Registry(classes), classes_named).dec(tree)
+        return _Decoder(_registry(classes), classes_named).dec(tree)
     except SnapshotError:
         raise
     except (IndexError, KeyError, TypeError, ValueError, AttributeError) as e:

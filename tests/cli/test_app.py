@@ -8,12 +8,14 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
 
 import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.input.base import PipeInput
 
 from localdurak.cli import i18n
+from localdurak.cli import lobby as lobby_module
 from localdurak.cli.app import DurakApp
 from localdurak.cli.lobby import Lobby, NoTables
 from localdurak.game.actions import Action, Do
@@ -341,7 +343,15 @@ async def test_russian_table_screen(pipe: PipeInput) -> None:
     await r.quit()
 
 
-async def test_golden_lobby_screen(pipe: PipeInput) -> None:
+async def test_golden_lobby_screen(pipe: PipeInput, monkeypatch: pytest.MonkeyPatch) -> None:
+    levels: list[str] = []
+    real_table = lobby_module.LocalTable
+
+    def table(*args: Any, bot_level: str = "normal", **kw: Any) -> LocalTable:
+        levels.append(bot_level)
+        return real_table(*args, bot_level=bot_level, **kw)
+
+    monkeypatch.setattr(lobby_module, "LocalTable", table)
     lobby = Lobby("Anna", NoTables(), bot_delay=0)
     app = DurakApp(lobby=lobby, input=pipe, output=FixedOutput())
     r = Running(app, None, pipe)
@@ -363,6 +373,7 @@ async def test_golden_lobby_screen(pipe: PipeInput) -> None:
     await asyncio.sleep(0.2)
     assert app.session is not None and app.session.view is not None
     assert app.session.names[0] == "Anna"
+    assert levels == ["strong"]  # the default opponent, as `play` seats
     pipe.send_text("q")  # leave the table: back in the lobby, once asked (issue 13 item 1)
     await r.screen()
     assert "Leave the game? y/n" in await r.screen()

@@ -15,6 +15,7 @@ different statements and leak the key.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -268,19 +269,30 @@ class SeatGame:
         return signed
 
     def unverified_waiting(self) -> bool:
-        """Whether a card proof or a strip of a dealt chunk waits for `verify_ahead`."""
+        """Whether a shuffle stage, a card proof or a strip of a dealt chunk waits for
+        `verify_ahead` (before our hand is decoded only shuffle stages do: nothing else
+        competes with the deal)."""
         t = self.player.t
+        if self.player.shuffles_waiting():
+            return True
+        if not self.hand_decoded():
+            return False
         return bool(t.deferred_plays) or t.next_unverified() is not None
 
     def verify_ahead(self) -> bool:
-        """Verify, while the table is quiet, one card proof `receive` deferred, or else one
+        """Verify, while the table is quiet, the shuffle stages `receive` deferred (all that
+        wait, as one combination), or else one card proof it deferred, or else one
         strip of a dealt chunk that nobody has checked here yet (another seat's hand,
         usually): a play from it then costs one proof instead of its whole chain.  Returns
         whether more wait.  Raises `IllegalMove` naming the seat whose proof or strip is
         wrong, as `receive` would have at the play."""
         t = self.player.t
         try:
-            if t.deferred_plays:
+            if self.player.shuffles_waiting():
+                self.player.verify_shuffles()  # every waiting stage, as one combination
+            elif not self.hand_decoded():
+                return False
+            elif t.deferred_plays:
                 t.verify_deferred(limit=1)
             else:
                 item = t.next_unverified()
@@ -372,6 +384,28 @@ class SeatGame:
         signer, self.signer = self.signer, None  # type: ignore[assignment]
         rng, self.player._rng = self.player._rng, None  # type: ignore[assignment]
         log, self.player.t.log = self.player.t.log, []
+        # A shuffle stage's proof, once verified, is never read by a seat again (the host's
+        # transcript carries it into the record): half of a seat's snapshot was these proofs.
+        # So are the proofs of strips it verified, and those of "not me" claims (R-F1) once
+        # checked: a seat's snapshot stays within its 32 KB at 6 x 52.
+        t = self.player.t
+        proofs, strip_proofs, claims = t.shuffle_proofs, t.proofs, t.claims
+        t.shuffle_proofs = [
+            b"" if j in t.shuffles_verified else proof for j, proof in enumerate(proofs)
+        ]
+        t.proofs = {
+            key: [b"" if (key, d) in t.verified else p for d, p in enumerate(chain)]
+            for key, chain in strip_proofs.items()
+        }
+        t.claims = [dataclasses.replace(a, proof=b"") for a in claims]
+        # And the intermediate decks and strip values no check will read again: a check reads
+        # a step and the one before it, a strip or a deal the last one.
+        decks, stages = t.decks, t.stages
+        t.decks = _lean(decks, {j for j in range(len(decks)) if j not in t.shuffles_verified})
+        t.stages = {
+            key: _lean(chain, {d + 1 for d in range(len(chain) - 1) if (key, d) not in t.verified})
+            for key, chain in stages.items()
+        }
         actions: list[Action] = []
         if self.game is not None:
             actions, self.game.log = self.game.log, []
@@ -381,6 +415,8 @@ class SeatGame:
             self.signer = signer
             self.player._rng = rng
             self.player.t.log = log
+            t.shuffle_proofs, t.proofs, t.claims = proofs, strip_proofs, claims
+            t.decks, t.stages = decks, stages
             if self.game is not None:
                 self.game.log = actions
 
@@ -400,3 +436,10 @@ class SeatGame:
 
 SNAPSHOT_CLASSES: tuple[type[Any], ...] = (SeatGame, Signed, Counters)
 """This module's classes a saved seat holds (`protocol.snapshot`)."""
+
+
+def _lean(steps: list[tuple[Any, ...]], unchecked: set[int]) -> list[tuple[Any, ...]]:
+    """``steps`` with every step emptied that no check reads again: a check of step ``j``
+    reads steps ``j - 1`` and ``j``; the last step is always read (the next strip, the deal)."""
+    keep = {len(steps) - 1} | unchecked | {j - 1 for j in unchecked}
+    return [step if j in keep else () for j, step in enumerate(steps)]

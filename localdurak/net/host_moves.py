@@ -1,0 +1,200 @@
+"""The table host's game commands: a seat's card-privacy step, accepted or refused by the
+`HostGame` and relayed to every seat; the R-S5 challenge window an action that closes a bout
+waits for in cheating mode; the move clock (past it the seat waited for forfeits)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from localdurak.game.outcome import Phase as EnginePhase
+from localdurak.net.host_core import (
+    REVEAL_TIMEOUT,
+    Go,
+    HeldBack,
+    HostCore,
+    Phase,
+)
+from localdurak.net.peer import Peer
+from localdurak.net.recovery import signed_item
+from localdurak.protocol.errors import (
+    CheatFound,
+    RemoteProtocolError,
+    Unavailable,
+)
+from localdurak.protocol.messages import (
+    Ack,
+    Clock,
+    Closing,
+    Error,
+    Privacy,
+    TableState,
+)
+from localdurak.protocol.records import (
+    journal_action,
+    journal_append,
+)
+from localdurak.protocol.table.common import action_of, decode_body
+from localdurak.protocol.table.host import HostGame
+from localdurak.protocol.table.policy import waits_for_challenges
+
+log = logging.getLogger("localdurak.net.host")
+
+
+class HostMoves(HostCore):
+    """A game's commands, the challenge window and the move clock (part of `TableHost`)."""
+
+    def _privacy(self, seat: int, cmd: Privacy, peer: Peer | None = None) -> int | None:
+        g = self.game
+        if g is None or self.state is not TableState.PLAYING:
+            raise Unavailable("no game is being played")
+        if g.duplicate(seat, cmd):
+            return None  # a reconnecting client sent it again: already relayed
+        if self._hold_back(g, seat, cmd, peer):
+            raise HeldBack()
+        try:
+            acc = g.receive(seat, cmd)
+        except RemoteProtocolError as e:
+            # The gap it leaves in the seat's counters, explained in the record even after a
+            # restart (which rebuilds the game from the relayed steps alone).
+            self._refused.append((seat, cmd.n))
+            self.store.journal_line(journal_append("privacy_refused", [seat, cmd.n]))
+            if isinstance(e, CheatFound) and e.seat is not None:
+                self._abort(e.seat, e.reason)
+            raise
+        first: int | None = None
+        for m in g.accepted_log[self._logged :]:
+            self.store.journal_line(journal_append("privacy_log", m.to_json()))
+        self._logged = len(g.accepted_log)
+        for st in g.steps[self._signed :]:
+            self.store.journal_line(journal_append("privacy_signed", signed_item(st)))
+        self._signed = len(g.steps)
+        if acc.action is not None:
+            self.store.journal_line(journal_action(acc.action))
+        for s, c in acc.relay:
+            ev = c.relayed(self._next_seq(), s)
+            first = first if first is not None else ev.seq
+            self._emit(ev)
+        self._update_clock()
+        if self.phase is Phase.FORFEITED or self.phase is Phase.ABORTED:
+            assert self._ending is not None
+            revealed = g.privacy.t.revealed
+            gone = (
+                self._ending.forfeit if self._ending.forfeit is not None else self._ending.aborted
+            )
+            if all(k is not None for s, k in enumerate(revealed) if s != gone):
+                self._record()
+            return first
+        game = g.game
+        if game is not None and game.result is not None:
+            if self._go(Go.RESULT):
+                self._reveal_timer = self._post_later(REVEAL_TIMEOUT, self._record)
+            if g.all_revealed():
+                self._record()
+        return first
+
+    def _hold_back(self, g: HostGame, seat: int, cmd: Privacy, peer: Peer | None) -> bool:
+        """R-S5: in cheating mode an action that would close the bout waits for the challenge
+        window; challenges that arrive meanwhile are applied first."""
+        window = self.o.challenge_window
+        if not self.o.rules.cheating or window <= 0 or self._releasing or g.game is None:
+            return False
+        if cmd.step not in ("play", "act"):
+            return False
+        try:
+            action = action_of(decode_body(cmd.body, seat))
+        except RemoteProtocolError:
+            return False  # refused on the spot, with its reason
+        if not waits_for_challenges(self.o.rules, g.game, action):
+            return False
+        self.on_event({"event": "challenge_window", "seat": seat, "seconds": window})
+        self._held += 1
+        # Everybody sees the window open (their screens say challenges are still taken).
+        self._emit(Closing(seq=self._next_seq(), seat=seat, open=True, window=int(window * 1000)))
+        self._post_later(window, lambda: self._release(seat, cmd, peer))
+        return True
+
+    def _release(self, seat: int, cmd: Privacy, peer: Peer | None) -> None:
+        self._held -= 1
+        if self.game is None:
+            return
+        self._releasing = True
+        try:
+            seq = self._privacy(seat, cmd, peer)
+        except RemoteProtocolError as e:
+            if peer is not None:
+                peer.push(Error.from_exception(e, re=cmd.id))
+            return
+        finally:
+            self._releasing = False
+            if not self._held and self.game is not None:
+                self._emit(Closing(seq=self._next_seq(), seat=seat, open=False))
+        if peer is not None:
+            peer.push(Ack(re=cmd.id, seq=seq))
+
+    def _from_bot(self, seat: int, cmd: Privacy) -> None:
+        try:
+            self._privacy(seat, cmd)
+        except HeldBack:
+            pass  # released when the challenge window closes (R-S5)
+        except RemoteProtocolError as e:
+            log.info("bot %d refused: %s", seat, e)
+            bot = self.seats[seat].bot
+            if bot is not None:
+                self.bots.refused(seat, bot, cmd)
+
+    def _waited_for(self) -> tuple[int, tuple[Any, ...]] | None:
+        """The seat the table waits for, and the state it waits in (public information):
+        the attacker at an empty table, the defender with a card to cover, else the first
+        attacker who has not passed; None before the deal is done or after the result."""
+        g = self.game
+        game = g.game if g is not None else None
+        if self.phase is not Phase.PLAYING or game is None or game.result is not None:
+            return None
+        table = game.table
+        state = (game.bout_number, tuple(table), tuple(game.passed), game.phase, game.defender)
+        if not table:
+            seat = game.attacker
+        elif any(d is None for _, d in table) and game.phase is not EnginePhase.TAKING:
+            seat = game.defender
+        else:
+            seat = next(
+                (
+                    s
+                    for s in game.attackers
+                    if s not in game.passed and s != game.defender and s not in game.out
+                ),
+                None,
+            )
+        return None if seat is None else (seat, state)
+
+    def _update_clock(self) -> None:
+        """Start the clock when the seat waited for or the state it waits in changed; tell
+        every screen (a `Clock` event)."""
+        if self.o.move_time <= 0 or self.store.replaying:
+            return
+        waited = self._waited_for()
+        if waited == self._clock_for:
+            return
+        if self._clock_timer is not None:
+            self._clock_timer.cancel()
+            self._clock_timer = None
+        self._clock_for = waited
+        if waited is None:
+            return
+        seat = waited[0]
+        self._clock_timer = self._post_later(self.o.move_time, lambda: self._clock_out(waited))
+        self._emit(Clock(seq=self._next_seq(), seat=seat, seconds=round(self.o.move_time)))
+
+    def _stop_clock(self) -> None:
+        if self._clock_timer is not None:
+            self._clock_timer.cancel()
+            self._clock_timer = None
+        self._clock_for = None
+
+    def _clock_out(self, waited: tuple[int, tuple[Any, ...]]) -> None:
+        if self._clock_for != waited or self._waited_for() != waited:
+            return  # it acted meanwhile
+        seat = waited[0]
+        self.on_event({"event": "move_time", "seat": seat, "seconds": self.o.move_time})
+        self._forfeit(seat, on_clock=True)

@@ -1,0 +1,437 @@
+"""The table host's dropping out and coming back: a seat held while its player is away
+(then it forfeits), a returning player sent what he missed (docs/protocol.md §7); and the
+table's files: rebuilding the table from its event log after a crash (``--resume``), the
+journal rewritten, the table's state, disk trouble told on every screen."""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import shlex
+import time
+from pathlib import Path
+from typing import Any
+
+from localdurak.net.host_core import (
+    CANNOT_SAVE,
+    GAME_BYTES,
+    Call,
+    HostCore,
+    Phase,
+)
+from localdurak.net.identity import Identity
+from localdurak.net.peer import Peer, SeatSlot
+from localdurak.net.recovery import RESUME_GAP, journal_commands
+from localdurak.net.table_store import (
+    EVENTS_FILE,
+    journal_objects,
+    read_event_log,
+    same_file,
+    write_record_file,
+)
+from localdurak.protocol.errors import (
+    BadMessage,
+    RemoteProtocolError,
+    Unavailable,
+)
+from localdurak.protocol.messages import (
+    Ack,
+    GameOver,
+    GameStarted,
+    Lobby,
+    Message,
+    Notice,
+    Presence,
+    Privacy,
+    PrivacyEvent,
+    Resume,
+    SeatKind,
+    TableClosed,
+    TableState,
+)
+from localdurak.protocol.records import (
+    journal_append,
+    journal_set,
+)
+from localdurak.protocol.table.host import HostGame
+
+log = logging.getLogger("localdurak.net.host")
+
+
+class HostResume(HostCore):
+    """Dropping out, coming back, and the table's files (part of `TableHost`)."""
+
+    def _dropped(self, seat: int) -> None:
+        slot = self.seats[seat]
+        slot.peer = None
+        if self.phase is Phase.LOBBY:
+            self.on_event({"event": "left", "seat": seat, "name": slot.name})
+            self.seats[seat] = SeatSlot()
+            self._broadcast_lobby()
+            self._readvertise()
+            return
+        if self.state is not TableState.PLAYING:
+            return
+        self.on_event({"event": "away", "seat": seat, "hold": self.o.hold})
+        self._emit(
+            Presence(seq=self._next_seq(), seat=seat, connected=False, hold=int(self.o.hold))
+        )
+        self._hold(seat)
+
+    def _hold(self, seat: int) -> None:
+        """The seat is away: held for ``hold`` seconds, then it forfeits."""
+        slot = self.seats[seat]
+        slot.away_since = time.monotonic()
+        slot.forfeit_timer = self._post_later(self.o.hold, lambda: self._forfeit(seat))
+
+    def _back(self, seat: int) -> None:
+        slot = self.seats[seat]
+        if slot.forfeit_timer is not None:
+            slot.forfeit_timer.cancel()
+            slot.forfeit_timer = None
+        slot.away_since = None
+        self.on_event({"event": "back", "seat": seat})
+
+    def _resume_peer(self, peer: Peer, m: Resume) -> None:
+        """Send a returning player what he missed, then live events (docs/protocol.md §7)."""
+        seat = peer.seat
+        assert seat is not None
+        if peer.synced:
+            # Seated afresh in the lobby: it had the lobby (a whole picture) already, and
+            # older events after it would break its sequence.
+            peer.push(Ack(re=m.id, seq=self.seq))
+            return
+        lost = next((p for p in self.resumed_at if p < m.last_seq < p + RESUME_GAP), None)
+        if lost is not None and self.game is not None:
+            # It saw events this host lost (the old host's last frames, a power cut): it
+            # gets everything after what survived (numbered past its last) and our
+            # ``Ack`` names that point, so it gives back the signed steps it holds after it
+            # (`Privacy.seat`, checked like any step); nobody is stranded or blamed.
+            self.on_event({"event": "lost_tail", "seat": seat, "have": lost, "had": m.last_seq})
+            self._note("lost_tail", {"seat": seat, "kept": lost, "had": m.last_seq})
+            self._restoring.add(seat)
+            self._resync(peer, seat, lost, Ack(re=m.id, seq=lost))
+            return
+        if not self.first_seq - 1 <= m.last_seq <= self.seq:
+            # A fresh start for it: the lobby now, live events after (no snapshot of a game
+            # it cannot play without its saved seat).
+            peer.synced = True
+            self._broadcast_lobby()
+            raise Unavailable("the events you missed are not here: you start afresh")
+        self._resync(peer, seat, m.last_seq, Ack(re=m.id, seq=self.seq))
+
+    def _resync(self, peer: Peer, seat: int, last_seq: int, ack: Ack) -> None:
+        """Every event after ``last_seq``, the answer to its `Resume`, then live events."""
+        seqs = [getattr(ev, "seq") for ev in self.events]  # noqa: B009
+        missed = self.events[bisect.bisect_right(seqs, last_seq) :]
+        for ev in missed:
+            peer.push(ev)
+        peer.push(ack)
+        peer.synced = True
+        if self.seats[seat].away_since is not None:
+            self._back(seat)
+        self._emit(Presence(seq=self._next_seq(), seat=seat, connected=True, hold=0))
+        if not any(isinstance(ev, Lobby) for ev in missed):
+            # A client restarted from its saved seat has no lobby (the table's name, the
+            # seats): everybody gets the table's picture again, the seat back in it.
+            self._broadcast_lobby()
+
+    def replay_events(self) -> None:
+        """Rebuild the table from its event log: the lobby, the game being played (its
+        `HostGame` through the same checks as live), the series; then the bots' saved seats,
+        each brought up to date with the events after its save."""
+        self.store.replaying = True
+        try:
+            events, whole = read_event_log(self.state_dir / EVENTS_FILE)
+            for k, ev in enumerate(events):
+                seq = getattr(ev, "seq", None)
+                refused = list(self.game.refused_steps) if self.game is not None else []
+                try:
+                    if not isinstance(seq, int) or seq <= self.seq:
+                        raise BadMessage(f"event {seq} after event {self.seq}")
+                    self._replay(ev)
+                except RemoteProtocolError as e:
+                    # A damaged frame that still decodes (a flipped byte in a signature):
+                    # the log ends before it; the journal and the players have the rest.
+                    log.warning("the event log is damaged at its event %d: %s", k, e)
+                    del events[k:]
+                    if self.events and self.events[-1] is ev:
+                        self.events.pop()
+                    self.seq = getattr(self.events[-1], "seq") if self.events else 0  # noqa: B009
+                    if self.game is not None:
+                        self.game.refused_steps = refused  # not a refusal: a damaged copy
+                    whole = False
+                    break
+            if not events:
+                raise ValueError("the table's event log is empty or damaged from its start")
+            # What survived, and a jump past anything the old host may have told after it
+            # (`resumed_at`: its players give back the signed steps they saw).
+            self.resumed_at.append(self.seq)
+            self.seq += RESUME_GAP
+            if not whole:
+                self.on_event({"event": "damaged", "file": EVENTS_FILE, "kept": len(events)})
+            for s, bot in self.bots.bots():
+                bot.load()
+                if (
+                    bot.game is not None
+                    and self.game is not None
+                    and bot.game.game_id != self.game.started.game
+                ):
+                    bot.game = None
+                for ev in events:
+                    if isinstance(ev, GameStarted | PrivacyEvent) and ev.seq > bot.last_seq:
+                        self.bots.feed(s, bot, ev)
+            added = self._steps_from_journal() + self._steps_from_bots()
+            if self.game is not None:
+                # The record says what happened (records.md ``host_resumed``).
+                self._notes.append(
+                    journal_append(
+                        "host_resumed",
+                        {"kept": self.resumed_at[-1], "log_whole": whole, "from_journal": added},
+                    )
+                )
+        finally:
+            self.store.replaying = False
+        # Whatever the bots signed that the old host never relayed, again (after start()).
+        if self.game is not None:
+            g = self.game
+            self.bots.resend_pending(lambda: g.counters.last)
+        if self.game is not None and self.game.all_revealed():
+            # Every key was in, and the crash came before the game's end was told: its record
+            # and its end now (`_record`, from the loop).
+            self.inbox.put_nowait(Call(self._record))
+        self.resumed = True
+        self.on_event({"event": "resumed", "seq": self.seq, "game": self.game_number})
+
+    def _steps_from_bots(self) -> int:
+        """The signed steps the bots' saved seats hold after what the log kept (they are
+        saved before it: a power cut may leave them newer), in the old host's order,
+        through the same checks; relayed again as new events."""
+        g = self.game
+        if g is None or not self.resumed_at:
+            return 0
+        kept = self.resumed_at[-1]
+        seen: dict[int, PrivacyEvent] = {}
+        for _, bot in self.bots.bots():
+            for ev in bot.recent:
+                if ev.seq > kept and ev.game == g.started.game:
+                    seen.setdefault(ev.seq, ev)
+        added = 0
+        for _, ev in sorted(seen.items()):
+            cmd = Privacy(id=0, game=ev.game, n=ev.n, step=ev.step, body=ev.body, sig=ev.sig)
+            if not 0 <= ev.seat < g.seats or g.duplicate(ev.seat, cmd):
+                continue
+            try:
+                acc = g.receive(ev.seat, cmd)
+            except RemoteProtocolError as e:
+                log.warning("a bot's copy of step %d of seat %d fails: %s", ev.n, ev.seat, e)
+                break
+            added += 1
+            for s, c in acc.relay:
+                self._emit(c.relayed(self._next_seq(), s))
+        return added
+
+    def _note(self, key: str, item: dict[str, Any]) -> None:
+        """A journal line on what the host went through (kept for a rewrite)."""
+        if self.game is None:
+            return
+        line = journal_append(key, item)
+        self._notes.append(line)
+        self.store.journal_line(line)
+
+    def _steps_from_journal(self) -> int:
+        """The signed steps the journal holds beyond the event log (a log cut or damaged):
+        through the same checks as live, as far as they check out, relayed again as new
+        events (the players ignore a step they have)."""
+        g = self.game
+        journal = self.journal_path
+        if g is None or journal is None:
+            return 0
+        added = 0
+        for seat, cmd in journal_commands(journal, g):
+            try:
+                acc = g.receive(seat, cmd)
+            except RemoteProtocolError as e:
+                log.warning(
+                    "the journal's step %d of seat %d does not check out: %s", cmd.n, seat, e
+                )
+                break
+            added += 1
+            for s, c in acc.relay:
+                self._emit(c.relayed(self._next_seq(), s))
+        if added:
+            self.on_event({"event": "from_journal", "steps": added})
+        return added
+
+    def _replay(self, ev: Message) -> None:
+        seq: int = getattr(ev, "seq")  # noqa: B009 - events carry seq
+        self.seq = seq
+        self.events.append(ev)
+        if isinstance(ev, Lobby):
+            for slot, info in zip(self.seats, ev.seats, strict=False):
+                if info.kind is SeatKind.HUMAN:
+                    slot.kind, slot.name, slot.key = SeatKind.HUMAN, info.name, info.key
+                    slot.ready = info.ready
+                elif info.kind is SeatKind.EMPTY and slot.kind is not SeatKind.BOT:
+                    slot.kind, slot.name, slot.key, slot.ready = SeatKind.EMPTY, "", None, False
+            if ev.state is TableState.LOBBY:
+                self.phase = Phase.LOBBY
+        elif isinstance(ev, GameStarted):
+            self._drop_finished_games()
+            self.phase = Phase.PLAYING
+            self.game = HostGame(ev)
+            self._notes = []
+            self.game_number = ev.number
+            self.previous = ev.previous
+        elif isinstance(ev, PrivacyEvent):
+            if self.game is not None and ev.game == self.game.started.game:
+                cmd = Privacy(id=0, game=ev.game, n=ev.n, step=ev.step, body=ev.body, sig=ev.sig)
+                self.game.receive(ev.seat, cmd)
+        elif isinstance(ev, GameOver):
+            self.score = list(ev.score)
+            self.previous = ev.result
+            self.game = None
+            self.game_number += 1
+            self.phase = Phase.LOBBY
+        elif isinstance(ev, TableClosed):
+            self.phase = Phase.CLOSED
+
+    def rewrite_journal(self) -> None:
+        """The journal again from the rebuilt game (the crash may have cut it after a step the
+        event log never got); appending goes on from there."""
+        g = self.game
+        if g is None or self.journal_path is None:
+            return
+        # The refused steps are in no event: the old journal's list is kept (records.md).
+        self._refused = []
+        for seat, n in refused_in_journal(self.journal_path):
+            g.refuse(seat, n)
+            self._refused.append((seat, n))
+        self.store.rewrite_journal(self._game_lines(g))
+        self._logged = len(g.accepted_log)
+        self._signed = len(g.steps)
+
+    def _save_state(self) -> None:
+        """`_write_state`, a failure told as disk trouble (the table goes on)."""
+        if self.store.broken:
+            return
+        try:
+            self._write_state()
+        except OSError as e:
+            self.store.failed(e)
+
+    def _game_bytes(self) -> int:
+        """About how much disk a game of this table takes (`GAME_BYTES` scaled)."""
+        return GAME_BYTES * len(self.seats) * self.o.rules.deck // (6 * 52)
+
+    def _disk_problem(self, problem: str | None) -> None:
+        """Disk trouble on every screen (a `Notice`), and on the host's own output."""
+        text = "" if problem is None else f"{CANNOT_SAVE}: {problem}"[:200]
+        self.on_event({"event": "disk", "problem": text or None})
+        if problem is None:
+            log.warning("the table saves again")
+        else:
+            log.warning("%s", text)
+        self._emit(Notice(seq=self._next_seq(), problem=text))
+
+    def _rewrite_all(self) -> None:
+        """Every file of the table again from memory (`TableStore.rebuild`, after disk
+        trouble): the bots' seats, the table's state, the records the disk did not take,
+        the game's journal, the event log.  Raises OSError while the disk refuses."""
+        self.state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        for _, bot in self.bots.bots():
+            bot.save()
+        self._write_state()
+        while self._unrecorded:
+            path, lines = self._unrecorded[0]
+            self.store.rewrite_journal(lines, path)
+            record, deck = write_record_file(path)
+            if deck is not None:
+                with open(path, "a", encoding="utf-8") as f:
+                    f.write(journal_set("deck", deck))
+            self._unrecorded.pop(0)
+            self.on_event({"event": "recorded", "record": str(record)})
+        if self.game is not None and self.journal_path is not None:
+            self.store.rewrite_journal(self._game_lines(self.game))
+            self._logged = len(self.game.accepted_log)
+            self._signed = len(self.game.steps)
+        self.store.restart_events(self.events)
+
+    def _write_state(self) -> None:
+        """What `resume` needs besides the event log: the table's options and the bots' keys."""
+        self.store.write_state(
+            {
+                "name": self.o.name,
+                "seats": len(self.seats),
+                "rules": self.o.rules.non_defaults(),
+                "games": self.o.games,
+                "port": self.port,
+                "record_dir": str(self.o.record_dir),
+                "pin": self.o.pin,
+                "bot_level": self.o.bot_level,
+                "hold": self.o.hold,
+                "move_time": self.o.move_time,
+                "advertise": self.o.advertise,
+                "challenge_window": self.o.challenge_window,
+                "bot_delay": self.o.bot_delay,
+                "own_seat": self.o.own_seat,
+                "fingerprint": self.identity.fingerprint,
+                "journal": str(self.journal_path) if self.journal_path else None,
+                "bots": {
+                    str(s): {"level": bot.level, "key": bot.key.private_bytes().hex()}
+                    for s, bot in self.bots.bots()
+                },
+            }
+        )
+
+
+def check_resume(
+    identity: Identity, journal: Path, state: dict[str, Any], record_dir: Path | None
+) -> None:
+    """Refuse (ValueError, for a person) a resume that cannot be, before anything is
+    written: another identity than the table's (its players pinned that certificate and
+    would refuse this one, and be blamed for it), another record folder, or a journal
+    whose game is over."""
+    fingerprint = state.get("fingerprint")
+    if isinstance(fingerprint, str) and fingerprint != identity.fingerprint:
+        raise ValueError(
+            f"this table was hosted with another identity (fingerprint {fingerprint[:16]}…, "
+            f"this one is {identity.fingerprint[:16]}…): its players would refuse this one. "
+            "Resume it with the LOCALDURAK_HOME (and --profile) it was hosted from"
+        )
+    if record_dir is not None and not same_file(state.get("record_dir"), record_dir):
+        # reading: "honoured or refused" — refused: the journal, the event log and the
+        # players' saved seats all name the table's folder; moving it is a copy by hand.
+        raise ValueError(
+            f"--record-dir: a resumed table keeps its record folder ({state.get('record_dir')}); "
+            "leave --record-dir out"
+        )
+    if journal.suffix == ".json":
+        journal = journal.with_suffix(".journal")
+    if same_file(state.get("journal"), journal):
+        return
+    over = any(
+        isinstance(o.get("set"), dict) and "result" in o["set"] for o in journal_objects(journal)
+    )
+    current = state.get("journal")
+    then = (
+        f"; the table's current game: localdurak host --resume {shlex.quote(current)}"
+        if isinstance(current, str)
+        else ""
+    )
+    if over:
+        record = journal.with_suffix(".json")
+        where = f" (its record: {record})" if record.exists() else ""
+        raise ValueError(f"that game is over{where}{then}")
+    raise ValueError(f"that journal is not this table's current game{then}")
+
+
+def refused_in_journal(path: Path) -> list[tuple[int, int]]:
+    """The ``privacy_refused`` entries of a journal (a damaged line is skipped)."""
+    out: list[tuple[int, int]] = []
+    for obj in journal_objects(path):
+        appended = obj.get("append")
+        item = appended.get("privacy_refused") if isinstance(appended, dict) else None
+        if isinstance(item, list) and len(item) == 2 and all(type(x) is int for x in item):
+            out.append((item[0], item[1]))
+    return out
