@@ -775,3 +775,63 @@ async def test_game_over_pogony_beside_a_chinese_name() -> None:
     assert lines[top + 1].count("✶") == 6 and lines[top + 2].count("6") == 3
     assert "王 大 同" in lines[top + 3] and lines[top + 3].count("╲▁▁▁▁▁▁╱") == 3
     assert _("{names} — durak!").format(names="王大同") in text
+
+
+@pytest.mark.parametrize("code", ["ru", "zh_Hant"])
+def test_the_hosts_own_refusals_in_the_language(code: str, tmp_path: Path) -> None:
+    """Real runs of `localdurak host`: a resume of a journal that is not there, of a damaged
+    one, and a port another program holds — refused in the language (exit 1), nothing left
+    in English but the paths and the program's name."""
+    import socket
+
+    from tests.support.procs import env_for, localdurak
+
+    damaged = tmp_path / "kitchen.journal"
+    damaged.write_bytes(b"\x00garbage\n")
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    i18n.set_language(code)
+    cases = [
+        (
+            ["host", "--headless", "--resume", str(tmp_path / "none.journal")],
+            [_("cannot resume {journal}: {reason}").split("{")[0], _("there is no such file")],
+            ["cannot resume", "No such file"],
+        ),
+        (
+            ["host", "--headless", "--resume", str(damaged)],
+            [
+                _("cannot resume {journal}: {reason}").split("{")[0],
+                _("the journal's first line is damaged and no table's state is beside it"),
+            ],
+            ["cannot resume", "damaged"],
+        ),
+        (
+            ["host", "--headless", "--no-advertise", "--port", str(port), "--bots", "1"],
+            [
+                _("the port is already in use"),
+                _("cannot listen on {address}: {why}; choose another port with --port")
+                .split("{")[0]
+                .strip(),
+            ],
+            ["cannot listen", "in use"],
+        ),
+    ]
+    try:
+        for args, want, english in cases:
+            done = subprocess.run(
+                localdurak("--lang", code, *args),
+                env=env_for(tmp_path),
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert done.returncode == 1, (args, done.stderr)
+            assert "Traceback" not in done.stderr
+            for words in want:
+                assert words in done.stderr, f"{code} {args}: {done.stderr!r} lacks {words!r}"
+            for words in english:
+                assert words not in done.stderr, f"{code} {args}: {done.stderr!r}"
+    finally:
+        taken.close()
