@@ -835,3 +835,39 @@ def test_the_hosts_own_refusals_in_the_language(code: str, tmp_path: Path) -> No
                 assert words not in done.stderr, f"{code} {args}: {done.stderr!r}"
     finally:
         taken.close()
+
+
+# A player's gender is unknown, and so is a table name's case: in Russian, Ukrainian and
+# Polish a name is never the subject of a past-tense verb or a participle ("Vera вышел"),
+# and a table's name stands alone in quotes ("за стол «Кухня»", not "за Кухня").
+PERSON = re.compile(r"\{(?:name|names|attacker|defender|target|who)\}")
+GENDERED = {
+    "ru": re.compile(r"\w{2,}(?:ил|ел|ал|ял|ул|ыл|ился|елся|ался|ялся|ан|ян|ен|ён)\b"),
+    "uk": re.compile(r"\w{2,}(?:ив|ів|ав|яв|ув|шов|ився|ався|ений|аний|яний)\b"),
+    "pl": re.compile(r"\w{2,}(?:ił|ał|ął|ół|eł|ony|any|ęty)\b"),
+}
+TABLE_NAMED = [
+    "Cannot join {name}: {reason}",
+    "Joining {name}…",
+    "{name} cannot be joined from here: {state}",
+    "{name} asks for a PIN: the host knows it. Enter joins, Esc back.",
+]
+QUOTED = {"ru": "«{name}»", "uk": "«{name}»", "pl": "„{name}”"}
+
+
+@pytest.mark.parametrize("code", sorted(GENDERED))
+def test_a_name_is_never_declined_nor_given_a_gender(code: str) -> None:
+    gendered = []
+    for msgid, (_plural, forms) in po_entries(code).items():
+        if msgid.startswith(("{name} at {where} shows", "the identity in {folder}")):
+            continue  # a table's name (in the present), a profile's (a noun's gender)
+        for form in forms:
+            for m in PERSON.finditer(form):
+                # The verb of the name: the next two words after it.
+                after = " ".join(form[m.end() :].split()[:2])
+                if GENDERED[code].search(after):
+                    gendered.append(form)
+    assert not gendered, f"{code}: a name with a gendered verb: {gendered}"
+    entries = po_entries(code)
+    for msgid in TABLE_NAMED:
+        assert QUOTED[code] in entries[msgid][1][0], (code, msgid)
