@@ -22,6 +22,7 @@ where it was (privacy.md "When a player drops out").
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
 import os
@@ -53,6 +54,7 @@ from localdurak.net.api import (
 )
 from localdurak.net.identity import Identity, data_dir
 from localdurak.net.identity import pairing_code as code_of
+from localdurak.net.recovery import relayed_before
 from localdurak.net.table_store import fsync_paths, write_atomic
 from localdurak.net.transport import (
     Channel,
@@ -93,6 +95,7 @@ from localdurak.protocol.messages import (
     Message,
     Notice,
     Presence,
+    Privacy,
     PrivacyEvent,
     Ready,
     RemoveBot,
@@ -130,6 +133,13 @@ SAVE_LATER_S = 0.5
 actions share one save, made while the table is quiet."""
 SYNC_PAUSE_S = 0.05
 """How long after a save its fsync follows (saves meanwhile share it)."""
+HOST_GONE_S = 6 * 3600.0
+"""How long a client keeps trying to reach a host that vanished during a game (reading: the
+issue says a seat that could not rejoin because the host stopped is never forfeited; a
+person quits with q meanwhile, a script stops its process)."""
+RECENT_STEPS = 64
+"""Relayed steps a session keeps to give back to a host that lost the last frames of its
+log (the docs allow 50 ms of a table's lines lost in a power cut: a few steps)."""
 
 
 class SessionClosed(ConnectionError):
@@ -229,6 +239,11 @@ class ClientSession:
         self._audit = AuditVerdict(AuditStatus.PENDING)
         self._step_of_id: dict[int, int] = {}
         self._resume_id: int | None = None
+        self._resumed_from: int | None = None
+        """The last event we had when we asked the host to resume (`_give_back`)."""
+        self._recent: collections.deque[PrivacyEvent] = collections.deque(maxlen=RECENT_STEPS)
+        """The game's last relayed steps, every seat's: a host that lost the last frames of
+        its log (a power cut) gets them back from us (`_give_back`)."""
         self._tasks: set[asyncio.Task[None]] = set()
         self.on_game: Callable[[SeatGame], None] | None = None
         """Called with each new game's seat (the host's own player shares the host's checks:
@@ -524,7 +539,9 @@ class ClientSession:
         if self.last_seq is not None:
             channel.connection.last_seq = None
             self._resume_id = self._take_id()
+            self._resumed_from = self.last_seq
             await channel.send(Resume(id=self._resume_id, last_seq=self.last_seq))
+            return  # our pending steps go once it answered (`_handle`: after any give-back)
         await self._resend()
 
     def _reset(self) -> None:
@@ -572,6 +589,7 @@ class ClientSession:
                         except _Broken as e:
                             # What the host relayed breaks the game: coming back would only
                             # replay it.  The audit of the record names whoever did it.
+                            log.warning("%s: %s (%r)", BROKEN_TEXT, e, message)
                             self._finish(f"{BROKEN_TEXT}: {e}")
                             return
                         if self.game is not None and self.game.result() is None:
@@ -616,11 +634,20 @@ class ClientSession:
             self._notify()
 
     async def _reconnect(self) -> None:
-        """Back off and try again until the seat's hold runs out."""
+        """Back off and try again until the seat's hold runs out — or, during a game, for
+        as long as a host may take to come back (`HOST_GONE_S`): the host holds a seat only
+        from its own return, so a player who gave up on a host that stopped would be
+        forfeited and blamed for the host's fault."""
         loop = asyncio.get_running_loop()
         give_up = loop.time() + self.hold
+        playing = self.game is not None and self.game.result() is None
+        host_gone = loop.time() + HOST_GONE_S
         attempt = 0
-        while loop.time() < give_up or self.paused is not None:
+        while (
+            loop.time() < give_up
+            or self.paused is not None
+            or (playing and loop.time() < host_gone)
+        ):
             delay = BACKOFF[min(attempt, len(BACKOFF) - 1)] * (0.8 + 0.4 * random.random())
             await asyncio.sleep(delay)
             attempt += 1
@@ -650,6 +677,10 @@ class ClientSession:
     ) -> int | None:
         if self.channel is None or self.channel.closed:
             raise Unavailable("not connected to the table right now")
+        if n is not None and self._resume_id is not None:
+            # Not before the host answered our resume: a step signed on what it may have
+            # lost (a power cut) goes after what we give back (`_give_back`, `_resend`).
+            raise Unavailable("the table is catching up")
         i = self._take_id()
         if n is not None:
             self._step_of_id[i] = n
@@ -729,6 +760,13 @@ class ClientSession:
                 raise m.exception()
             return
         if isinstance(m, Ack):
+            if m.re is not None and m.re == self._resume_id:
+                self._resume_id = None
+                if m.seq is not None and self._resumed_from is not None:
+                    await self._give_back(m.seq, self._resumed_from)
+                # Ours after what the host lost: we signed them after seeing it.
+                await self._resend()
+                self._notify()  # a move refused meanwhile ("catching up") is tried again
             return
         if isinstance(m, Bye):
             if m.paused:
@@ -768,6 +806,27 @@ class ClientSession:
             await self._send_signed(out)
         self._notify()
 
+    async def _give_back(self, kept: int, had: int) -> None:
+        """The resumed host kept its events up to ``kept`` only, and we had seen up to ``had``
+        (its last frames were lost, a power cut): we give back the signed steps we hold
+        after ``kept``, every seat's, in their order.  The host checks each as it checked
+        the original (the seat's signature binds it), so nothing is taken on our word."""
+        if self.channel is None or self.game is None or kept >= had:
+            return
+        back = [ev for ev in self._recent if kept < ev.seq <= had]
+        log.info("the host lost events %d..%d: giving back %d steps", kept + 1, had, len(back))
+        for ev in back:
+            cmd = Privacy(
+                id=self._take_id(),
+                game=ev.game,
+                n=ev.n,
+                step=ev.step,
+                body=ev.body,
+                sig=ev.sig,
+                seat=ev.seat,
+            )
+            await self.channel.send(cmd)
+
     async def _report_cheat(self, e: Exception) -> bool:
         """Our own check found that another seat cheated (`CheatFound`, issue 11 item 2): we
         stop following the game, say so, tell the host — which checks it itself and aborts
@@ -799,6 +858,7 @@ class ClientSession:
             if self.game is not None and self.game.game_id == m.game:
                 return []
             self.game = SeatGame(m, self.my_seat, self.identity, os.urandom)
+            self._recent.clear()
             if self.on_game is not None:
                 self.on_game(self.game)
             self.cheat = None
@@ -817,6 +877,9 @@ class ClientSession:
                 return []
             if m.seat == self.my_seat:
                 self._pending = [p for p in self._pending if p.n != m.n]
+            if relayed_before(self.game, m):
+                return []  # relayed again by a resumed host (rebuilt, or given back)
+            self._recent.append(m)
             t0 = time.monotonic()
             out = self.game.receive(m, defer=True)
             action = self.game.last_action
@@ -826,6 +889,8 @@ class ClientSession:
                 self._trace(m, t0)
             return out
         if isinstance(m, GameOver):
+            if any(r.game == m.game for r in self.results):
+                return []  # told again by a resumed host
             self._closing = False
             self.results.append(m)
             self.score = m.score
