@@ -777,15 +777,35 @@ async def test_game_over_pogony_beside_a_chinese_name() -> None:
     assert _("{names} — durak!").format(names="王大同") in text
 
 
+@pytest.fixture(scope="module")
+def finished_table(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A headless all-bot table of one short game, played to its end: its host's data
+    directory and the game's journal."""
+    from tests.support.procs import env_for, localdurak
+
+    where = tmp_path_factory.mktemp("finished")
+    args = ["host", "--headless", "--seats", "2", "--bots", "2", "--level", "random"]
+    args += ["--no-advertise", "--port", "0", "--deck", "24", "--record-dir", str(where / "r")]
+    done = subprocess.run(
+        localdurak(*args), env=env_for(where), capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    (journal,) = (where / "r").glob("*.journal")
+    return where, journal
+
+
 @pytest.mark.parametrize("code", ["ru", "zh_Hant"])
-def test_the_hosts_own_refusals_in_the_language(code: str, tmp_path: Path) -> None:
+def test_the_hosts_own_refusals_in_the_language(
+    code: str, tmp_path: Path, finished_table: tuple[Path, Path]
+) -> None:
     """Real runs of `localdurak host`: a resume of a journal that is not there, of a damaged
-    one, and a port another program holds — refused in the language (exit 1), nothing left
-    in English but the paths and the program's name."""
+    one, of a finished series, under another identity, and a port another program holds —
+    refused in the language (exit 1), nothing left in English but paths and commands."""
     import socket
 
     from tests.support.procs import env_for, localdurak
 
+    home, finished = finished_table
     damaged = tmp_path / "kitchen.journal"
     damaged.write_bytes(b"\x00garbage\n")
     taken = socket.socket()
@@ -793,22 +813,25 @@ def test_the_hosts_own_refusals_in_the_language(code: str, tmp_path: Path) -> No
     taken.listen()
     port = taken.getsockname()[1]
     i18n.set_language(code)
+    refused = _("cannot resume {journal}: {reason}").split("{")[0]
+    resume = ["host", "--headless", "--resume"]
+    # (arguments, the data directory, words in the language, English words not to be there)
     cases = [
         (
-            ["host", "--headless", "--resume", str(tmp_path / "none.journal")],
-            [_("cannot resume {journal}: {reason}").split("{")[0], _("there is no such file")],
+            [*resume, str(tmp_path / "none.journal")],
+            tmp_path,
+            [refused, _("there is no such file")],
             ["cannot resume", "No such file"],
         ),
         (
-            ["host", "--headless", "--resume", str(damaged)],
-            [
-                _("cannot resume {journal}: {reason}").split("{")[0],
-                _("the journal's first line is damaged and no table's state is beside it"),
-            ],
+            [*resume, str(damaged)],
+            tmp_path,
+            [refused, _("the journal's first line is damaged and no table's state is beside it")],
             ["cannot resume", "damaged"],
         ),
         (
             ["host", "--headless", "--no-advertise", "--port", str(port), "--bots", "1"],
+            tmp_path,
             [
                 _("the port is already in use"),
                 _("cannot listen on {address}: {why}; choose another port with --port")
@@ -817,12 +840,30 @@ def test_the_hosts_own_refusals_in_the_language(code: str, tmp_path: Path) -> No
             ],
             ["cannot listen", "in use"],
         ),
+        (
+            [*resume, str(finished)],
+            home,
+            [
+                refused,
+                _(
+                    "this table's series is over: there is no game to resume (its records "
+                    "are in {path})"
+                ).split("{")[0],
+            ],
+            ["cannot resume", "series is over"],
+        ),
+        (
+            [*resume, str(finished)],
+            tmp_path,  # another device's identity
+            [refused, "LOCALDURAK_HOME"],
+            ["cannot resume", "another identity"],
+        ),
     ]
     try:
-        for args, want, english in cases:
+        for args, data, want, english in cases:
             done = subprocess.run(
                 localdurak("--lang", code, *args),
-                env=env_for(tmp_path),
+                env=env_for(data),
                 capture_output=True,
                 text=True,
                 timeout=60,
