@@ -199,6 +199,14 @@ _REASONS: list[tuple[str, Say]] = [
         lambda m: _("not your turn: {why}").format(why=net_reason(m["why"])),
     ),
     (r"the game is over", _fixed(lambda: _("the game is over"))),
+    (
+        r"the table is catching up",
+        _fixed(lambda: _("the table is catching up after its host came back: a moment")),
+    ),
+    (
+        r"only your own steps, but to give back what the host lost",
+        _fixed(lambda: _("only your own moves, but to give back what the host lost")),
+    ),
     (r"the cards are still being dealt", _fixed(lambda: _("the cards are still being dealt"))),
     (
         r"there is no bot at seat (?P<n>\d+)",
