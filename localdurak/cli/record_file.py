@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any
 
+from localdurak.cli.i18n import _
 from localdurak.protocol.records import JOURNAL_FORMAT, RecordError, read_journal
 
 MAX_BYTES = 64 << 20
@@ -43,6 +44,21 @@ UNFINISHED = (
 )
 
 
+def said(e: Exception) -> str:
+    """Why a file is not a record, in the player's language where a player meets it (a
+    journal of a game not over, a file without the transcript); the format's own details
+    (which field is wrong) stay as the checks word them, like a protocol violation's."""
+    text = str(e)
+    if text == UNFINISHED:
+        return _(
+            "the journal of a game that has not ended: its deck and card-privacy transcript "
+            "are written when the game ends"
+        )
+    if text == "not a game record with a card-privacy transcript ('privacy')":
+        return _("not a game record with a card-privacy transcript")
+    return text
+
+
 def load(data: bytes, *, need: str = "deck") -> Any:
     """The record object of a record or a journal; `RecordError` when a journal is not that of
     a finished game yet (it lacks ``need``), a JSON error for a file that is no JSON."""
@@ -64,4 +80,4 @@ def load(data: bytes, *, need: str = "deck") -> Any:
         raise RecordError(f"not JSON this program reads: {e}") from None
 
 
-__all__ = ["MAX_BYTES", "RecordError", "is_journal", "load", "read"]
+__all__ = ["MAX_BYTES", "RecordError", "is_journal", "load", "read", "said"]
