@@ -33,7 +33,7 @@ def is_journal(data: bytes) -> bool:
     first = data.split(b"\n", 1)[0]
     try:
         head = json.loads(first)
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # no JSON, no UTF-8, a number too long to read
         return False
     return isinstance(head, dict) and head.get("journal") == JOURNAL_FORMAT
 
@@ -69,7 +69,15 @@ def load(data: bytes, *, need: str = "deck") -> Any:
         if need not in record:
             raise RecordError(UNFINISHED)
         return record
-    return json.loads(data.decode("utf-8"))
+    text = data.decode("utf-8")
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise RecordError("not JSON: nested too deeply") from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as e:  # a number with more digits than Python converts
+        raise RecordError(f"not JSON this program reads: {e}") from None
 
 
 __all__ = ["MAX_BYTES", "RecordError", "is_journal", "load", "read", "said"]
