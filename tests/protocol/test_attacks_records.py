@@ -233,3 +233,27 @@ def test_two_seats_moves_swapped_make_nobody_guilty(record: dict[str, Any]) -> N
         raise AssertionError("no swap of two seats' moves changed the game")
     blames_the_record_only(report)
     assert any("illegal in the order the host accepted it" in f.what for f in report.faults)
+
+
+# --- older formats ---------------------------------------------------------------------------
+
+
+def test_a_record_rewritten_to_the_format_without_proofs_says_so(record: dict[str, Any]) -> None:
+    """A /4 record relabelled /2 (no proofs of shuffle, no identity section): still audited,
+    and the report says it checked neither who played nor the shuffles by their proofs."""
+    record["privacy"]["format"] = "localdurak-privacy/2"
+    report = audit(record, require_actions=True)
+    assert report.clean, report.faults
+    assert any("who played" in u for u in report.unchecked)
+    assert any("shuffles by their proofs" in u for u in report.unchecked)
+
+
+def test_a_first_format_transcript_is_refused_saying_why(
+    tmp_path: Path, record: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    record["privacy"]["format"] = "localdurak-privacy/1"
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(record))
+    assert main(["audit", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "localdurak-privacy/1" in err and "cannot be replayed by this version" in err

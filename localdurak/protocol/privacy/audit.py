@@ -106,6 +106,12 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
 
     t = Transcript(setup)
     t.legacy_shuffles = is_legacy(record["privacy"])
+    if t.legacy_shuffles:
+        unchecked.append(
+            "the shuffles by their proofs: a transcript of this older format has none; each "
+            "stage is judged with the revealed keys, so a key withheld hides a card substituted "
+            "in that seat's stage"
+        )
     t.keep_evidence = False
     t.audit_keys = _revealed_inverses(log)
     stopped = False
