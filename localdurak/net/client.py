@@ -183,6 +183,9 @@ class ClientSession:
         self.hold = hold
         self.my_seat: int | None = None
         self.lobby: Lobby | None = None
+        self.known_table: str | None = None
+        """The table's name as last heard (a lobby, or the saved seat): kept across a
+        reconnect, when a resumed host or a session started again has not said it yet."""
         self.game: SeatGame | None = None
         self.score: tuple[int, ...] = ()
         self.results: list[GameOver] = []
@@ -283,7 +286,11 @@ class ClientSession:
 
     @property
     def table_name(self) -> str:
-        return self.lobby.table if self.lobby is not None else self.address.host
+        """The table's name as its host says it; until then the name known from before a
+        reconnect (`known_table`); the address only for a table never heard from."""
+        if self.lobby is not None:
+            return self.lobby.table
+        return self.known_table or self.address.host
 
     @property
     def offline(self) -> bool:
@@ -515,6 +522,7 @@ class ClientSession:
         if a.fingerprint is None:
             a.fingerprint = channel.peer_fingerprint
         self.channel = channel
+        self.known_table = welcome.table or self.known_table
         if self.last_seq is not None and (
             authed.seq < self.last_seq
             or authed.seat != self.my_seat
@@ -842,6 +850,7 @@ class ClientSession:
     def _apply(self, m: Message) -> list[Signed]:
         if isinstance(m, Lobby):
             self.lobby = m
+            self.known_table = m.table
             return []
         if isinstance(m, GameStarted):
             if self.my_seat is None:
@@ -999,6 +1008,7 @@ class ClientSession:
             "game": self.game.freeze() if self.game is not None else None,
             "pending": list(self._pending),
             "address": [self.address.host, self.address.port],
+            "table": self.known_table,
         }
         data = snapshot.dumps(saved, kind="session", classes=SNAPSHOT_CLASSES)
         try:
@@ -1085,6 +1095,8 @@ class ClientSession:
             return
         self.my_seat = saved["seat"]
         self.last_seq = saved["last_seq"]
+        if isinstance(saved.get("table"), str) and saved["table"]:
+            self.known_table = saved["table"]
         self._pending = list(saved["pending"])
         if saved["game"] is not None:
             try:

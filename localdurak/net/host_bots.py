@@ -198,7 +198,10 @@ class HostBots:
         return out
 
     def feed_all(self, event: GameStarted | PrivacyEvent) -> None:
-        for s, bot in self.bots():
+        # A bot's own step first: it marks its own stage (or strip) as checked in the checks
+        # the bots share with the host (`share_checks`), so the others do not check it.
+        actor = event.seat if isinstance(event, PrivacyEvent) else None
+        for s, bot in sorted(self.bots(), key=lambda sb: sb[0] != actor):
             self.feed(s, bot, event)
         if self._table is not None and isinstance(event, PrivacyEvent):
             self.resend_pending(self._table)

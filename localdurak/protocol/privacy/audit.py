@@ -205,8 +205,9 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
             keys.append(k)
 
     def report(deck: tuple[Card, ...] | None, checked: dict[str, int]) -> AuditReport:
+        ended = _check_abort(record, faults)
         return AuditReport(
-            _with_incomplete(faults, incomplete),
+            _with_incomplete(faults + ended, incomplete),
             deck,
             checked,
             seats,
@@ -418,6 +419,38 @@ def _revealed_inverses(log: Sequence[Message]) -> dict[int, Scalar]:
     return out
 
 
+def _proven_seats(faults: Sequence[AuditFault]) -> frozenset[int]:
+    return frozenset(f.seat for f in faults if f.seat is not None)
+
+
+def _aborted_seat(record: Mapping[str, Any]) -> int | None:
+    """The seat the record's ``"aborted"`` names; -1 when it names none readably; None when
+    the record says the game was not aborted."""
+    raw = record.get("aborted")
+    if raw is None:
+        return None
+    seat = raw.get("seat") if isinstance(raw, Mapping) else None
+    return seat if isinstance(seat, int) and not isinstance(seat, bool) and seat >= 0 else -1
+
+
+def _check_abort(record: Mapping[str, Any], faults: Sequence[AuditFault]) -> list[AuditFault]:
+    """The record's ``"aborted"`` (the host ended the game because a seat broke the protocol,
+    and every screen said so) must name a seat the log proves at fault: written into an honest
+    game, it is the host's word against a seat nothing shows did anything."""
+    seat = _aborted_seat(record)
+    if seat is None or seat in _proven_seats(faults):
+        return []
+    if seat < 0:
+        return [AuditFault(None, "the record says the game was aborted, but not for which seat")]
+    return [
+        AuditFault(
+            None,
+            f"the record says the game was aborted because seat {seat} broke the card-privacy "
+            f"protocol, but nothing in the log shows a fault of seat {seat} (the host's word)",
+        )
+    ]
+
+
 def _with_incomplete(faults: list[AuditFault], incomplete: bool) -> tuple[AuditFault, ...]:
     """An incomplete transcript is a fault of the record only when nothing else explains it
     (a game aborted for a named fault stops mid-batch)."""
@@ -522,7 +555,8 @@ def _check_actions(
 
 def _check_result(record: Mapping[str, Any], game: Game, unchecked: list[str]) -> list[AuditFault]:
     """The record's ``result`` is the one the signed actions lead to (R-B14, R-T3, R-B15); a
-    game the actions leave unfinished may only have ended by a forfeit (the host's word)."""
+    game the actions leave unfinished may only have ended by a forfeit (the host's word); a
+    forfeit in a game they finish is made up."""
     raw = record["result"]
     try:
         claimed = GameResult.from_dict(raw) if isinstance(raw, Mapping) else None
@@ -530,6 +564,7 @@ def _check_result(record: Mapping[str, Any], game: Game, unchecked: list[str]) -
         claimed = None
     if claimed is None:
         return [AuditFault(None, "the record's result cannot be read")]
+    forfeit = record.get("forfeit")
     if game.result is not None:
         if claimed != game.result:
             return [
@@ -539,8 +574,16 @@ def _check_result(record: Mapping[str, Any], game: Game, unchecked: list[str]) -
                     f"actions lead to ({_result_text(game.result)})",
                 )
             ]
+        if forfeit is not None:
+            # A seat written down as having stopped playing in a game it played to the end.
+            return [
+                AuditFault(
+                    None,
+                    f"the record says seat {forfeit!r} forfeited, but the signed actions finish "
+                    "the game",
+                )
+            ]
         return []
-    forfeit = record.get("forfeit")
     if isinstance(forfeit, int) and not isinstance(forfeit, bool) and claimed.durak == (forfeit,):
         unchecked.append(
             f"the forfeit: the host says seat {forfeit} stopped playing (a silence leaves nothing "

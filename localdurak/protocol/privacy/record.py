@@ -151,7 +151,8 @@ def transcript_from_dict(d: Any) -> tuple[Setup, list[Message], list[dict[str, A
     try:
         setup = Setup.from_dict(d["setup"])
         log = [message_from_json(m) for m in d["log"]]
-    except (KeyError, TypeError, ValueError, ScheduleError, MessageError) as e:
+    # OverflowError: a number of the setup that is Infinity (JSON as Python reads it).
+    except (KeyError, TypeError, ValueError, OverflowError, ScheduleError, MessageError) as e:
         raise TranscriptError(f"the privacy transcript is damaged: {e}") from None
     refused = d.get("refused", [])
     if not isinstance(refused, list) or not all(isinstance(r, Mapping) for r in refused):
