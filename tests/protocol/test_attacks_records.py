@@ -259,3 +259,15 @@ def test_a_first_format_transcript_is_refused_saying_why(
     assert main(["audit", str(path)]) == 2
     err = capsys.readouterr().err
     assert "localdurak-privacy/1" in err and "cannot be replayed by this version" in err
+
+
+def test_an_honest_key_reveal_replaced_by_a_wrong_key_names_nobody(record: dict[str, Any]) -> None:
+    """The host writes a wrong key in seat 1's reveal (a guilty-looking seat: its key does not
+    match its commitment).  Seat 1 never signed that: its key is reported missing, and seat 1
+    is not named."""
+    (reveal,) = [m for m in record["privacy"]["log"] if m["kind"] == "key" and m["seat"] == 1]
+    reveal["key"] = "01" + "00" * 31
+    report = audit(record, require_actions=True)
+    blames_the_record_only(report)
+    assert report.missing_keys == (1,)
+    assert any("identity signature" in f.what for f in report.faults)
