@@ -233,6 +233,8 @@ def test_two_seats_moves_swapped_make_nobody_guilty(record: dict[str, Any]) -> N
         raise AssertionError("no swap of two seats' moves changed the game")
     blames_the_record_only(report)
     assert any("illegal in the order the host accepted it" in f.what for f in report.faults)
+    # One fault per kind, not one per bout that followed the swap.
+    assert len([f for f in report.faults if "does not follow the rules" in f.what]) <= 1
 
 
 # --- older formats ---------------------------------------------------------------------------

@@ -540,15 +540,19 @@ def _check_actions(
             moves.append(("refill", m.seats, m.taker, frozenset(m.taken)))
         elif isinstance(m, Return):
             moves.append(("return", m.cards, m.owners))
-    for k, move in enumerate(moves):
-        if k >= len(bout_ends) or bout_ends[k] != move:
-            # The host's message (its seat field is 0 whoever hosts): the host/record's fault.
-            rules_ids = "R-B12, R-B8" if move[0] == "refill" else "R-S3"
-            faults.append(
-                AuditFault(
-                    None, f"the host's {move[0]} {k + 1} does not follow the rules ({rules_ids})"
-                )
+    wrong = [k for k, move in enumerate(moves) if k >= len(bout_ends) or bout_ends[k] != move]
+    if wrong:
+        # The host's message (its seat field is 0 whoever hosts): the host/record's fault.  The
+        # first one listed, the rest counted (after one, every later bout may differ).
+        k = wrong[0]
+        rules_ids = "R-B12, R-B8" if moves[k][0] == "refill" else "R-S3"
+        more = f" (and {len(wrong) - 1} later one(s))" if len(wrong) > 1 else ""
+        faults.append(
+            AuditFault(
+                None,
+                f"the host's {moves[k][0]} {k + 1} does not follow the rules ({rules_ids}){more}",
             )
+        )
     if legal and "result" in record:
         faults += _check_result(record, game, unchecked)
     return faults
