@@ -331,10 +331,13 @@ class HostResume(HostCore):
         """Disk trouble on every screen (a `Notice`), and on the host's own output."""
         text = "" if problem is None else f"{CANNOT_SAVE}: {problem}"[:200]
         self.on_event({"event": "disk", "problem": text or None})
+        # The host's own player reads it on his screen (the `Notice`): a log line written
+        # to the terminal his screen is drawn on broke the picture (seen under tmux).
+        say = log.info if self.o.own_seat else log.warning
         if problem is None:
-            log.warning("the table saves again")
+            say("the table saves again")
         else:
-            log.warning("%s", text)
+            say("%s", text)
         self._emit(Notice(seq=self._next_seq(), problem=text))
 
     def _rewrite_all(self) -> None:
