@@ -484,6 +484,15 @@ def net_reason(text: str) -> str:
     return text
 
 
+def exception_reason(e: BaseException, *, named: bool = True) -> str:
+    """`net_reason` of an exception: an OSError's own reason without its number, and the
+    file it concerns unless the message names it already (``named=False``)."""
+    if isinstance(e, OSError) and e.strerror:
+        said = net_reason(e.strerror)
+        return f"{said}: {e.filename}" if named and e.filename is not None else said
+    return net_reason(str(e))
+
+
 def net_sentence(text: str) -> str:
     """`net_reason` as a sentence for the ▶ line: a capital first letter."""
     said = net_reason(text)

@@ -56,6 +56,11 @@ def said(e: Exception) -> str:
         )
     if text == "not a game record with a card-privacy transcript ('privacy')":
         return _("not a game record with a card-privacy transcript")
+    if text == "not JSON: nested too deeply":
+        return _("not JSON: nested too deeply")
+    prefix = "not JSON this program reads: "
+    if text.startswith(prefix):
+        return _("not JSON this program reads: {reason}").format(reason=text[len(prefix) :])
     return text
 
 

@@ -625,9 +625,12 @@ def test_an_impossible_table_is_refused_in_the_language(code: str) -> None:
 
 @pytest.mark.parametrize("code", LANGUAGES)
 def test_command_line_refusals_in_the_language(code: str, tmp_path: Path) -> None:
-    """Real runs: a bad --port, --seats 9, an impossible table, a missing record."""
+    """Real runs: a bad --port, --seats 9, an impossible table, a missing record, a record
+    nested too deeply to read."""
     from tests.support.procs import env_for, localdurak
 
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
     i18n.set_language(code)
     cases = [
         (["host", "--port", "99999"], _("a port is 0..65535, not {port}").format(port=99999)),
@@ -637,6 +640,7 @@ def test_command_line_refusals_in_the_language(code: str, tmp_path: Path) -> Non
             _("Teams {teams} need exactly {need} players, not {seats} (R-T1)."),
         ),
         (["replay", str(tmp_path / "none.json")], _("cannot read {path}: {reason}")),
+        (["audit", str(deep)], _("not JSON: nested too deeply")),
     ]
     for args, want in cases:
         done = subprocess.run(

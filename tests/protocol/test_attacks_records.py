@@ -192,3 +192,82 @@ def test_a_journal_with_a_huge_integer_is_refused_not_a_crash(
     for command in ("audit", "replay"):
         assert main([command, str(path)]) == 2, command
         assert "journal line 2" in capsys.readouterr().err
+
+
+# --- the host's order ------------------------------------------------------------------------
+
+
+def _swap_moves(record: dict[str, Any], k: int) -> dict[str, Any] | None:
+    """``record`` with its k-th and k+1-th moves swapped in the log (the signed steps pointed
+    at their new places) and in the actions, if they are two seats' single-message moves next
+    to each other in the log; else None."""
+    r = copy.deepcopy(record)
+    log, actions = r["privacy"]["log"], r["actions"]
+    moves = [i for i, m in enumerate(log) if m["kind"] in ("play", "act")]
+    if any(len(a.get("cards", ())) > 1 for a in actions[: k + 2]):
+        return None  # a multi-card attack: moves and actions no longer pair one to one
+    first, second = moves[k], moves[k + 1]
+    if actions[k]["seat"] == actions[k + 1]["seat"] or first + 1 != second:
+        return None
+    log[first], log[second] = log[second], log[first]
+    for st in r["privacy"]["identity"]["steps"]:
+        st["at"] = [second if i == first else first if i == second else i for i in st["at"]]
+    actions[k], actions[k + 1] = actions[k + 1], actions[k]
+    return r
+
+
+def test_two_seats_moves_swapped_make_nobody_guilty(record: dict[str, Any]) -> None:
+    """Each seat signs its own counter; nobody signs the order across seats.  The host swaps
+    two seats' consecutive moves, in the log and in the actions: every signature and every
+    seat's counters still check.  Some swaps commute (the same game: clean); the first that
+    does not makes the second seat answer a move not yet made — an illegal move in the host's
+    order, which must not make that seat guilty."""
+    for k in range(len(record["actions"]) - 1):
+        swapped = _swap_moves(record, k)
+        if swapped is None:
+            continue
+        report = audit(swapped, require_actions=True)
+        if not report.clean:
+            break
+    else:
+        raise AssertionError("no swap of two seats' moves changed the game")
+    blames_the_record_only(report)
+    assert any("illegal in the order the host accepted it" in f.what for f in report.faults)
+    # One fault per kind, not one per bout that followed the swap.
+    assert len([f for f in report.faults if "does not follow the rules" in f.what]) <= 1
+
+
+# --- older formats ---------------------------------------------------------------------------
+
+
+def test_a_record_rewritten_to_the_format_without_proofs_says_so(record: dict[str, Any]) -> None:
+    """A /4 record relabelled /2 (no proofs of shuffle, no identity section): still audited,
+    and the report says it checked neither who played nor the shuffles by their proofs."""
+    record["privacy"]["format"] = "localdurak-privacy/2"
+    report = audit(record, require_actions=True)
+    assert report.clean, report.faults
+    assert any("who played" in u for u in report.unchecked)
+    assert any("shuffles by their proofs" in u for u in report.unchecked)
+
+
+def test_a_first_format_transcript_is_refused_saying_why(
+    tmp_path: Path, record: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    record["privacy"]["format"] = "localdurak-privacy/1"
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(record))
+    assert main(["audit", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "localdurak-privacy/1" in err and "cannot be replayed by this version" in err
+
+
+def test_an_honest_key_reveal_replaced_by_a_wrong_key_names_nobody(record: dict[str, Any]) -> None:
+    """The host writes a wrong key in seat 1's reveal (a guilty-looking seat: its key does not
+    match its commitment).  Seat 1 never signed that: its key is reported missing, and seat 1
+    is not named."""
+    (reveal,) = [m for m in record["privacy"]["log"] if m["kind"] == "key" and m["seat"] == 1]
+    reveal["key"] = "01" + "00" * 31
+    report = audit(record, require_actions=True)
+    blames_the_record_only(report)
+    assert report.missing_keys == (1,)
+    assert any("identity signature" in f.what for f in report.faults)

@@ -90,9 +90,6 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
             f"who played: {WITHOUT_IDENTITY} (an older record, or one that lost them) cannot "
             "show it, nor its names, its signed setup, or that no signed step is missing"
         )
-    # The record shown altered (its setup, names or signed steps): the replay of its actions
-    # can no longer prove that a seat played out of turn.
-    altered = bool(faults)
     for r in refused:
         # The host alone writes "refused", and refused messages were never relayed, so nothing
         # here proves who sent them (a host could name anybody): listed, but not a verdict on
@@ -109,6 +106,12 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
 
     t = Transcript(setup)
     t.legacy_shuffles = is_legacy(record["privacy"])
+    if t.legacy_shuffles:
+        unchecked.append(
+            "the shuffles by their proofs: a transcript of this older format has none; each "
+            "stage is judged with the revealed keys, so a key withheld hides a card substituted "
+            "in that seat's stage"
+        )
     t.keep_evidence = False
     t.audit_keys = _revealed_inverses(log)
     stopped = False
@@ -292,19 +295,8 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
     if record.get("actions"):
         faults += _check_signed(record["actions"], signed)
         if cards is not None:
-            replayed = _check_actions(record, setup, t, cards, unchecked)
-            if altered:
-                replayed = [
-                    AuditFault(
-                        None,
-                        f"{f.what} — in a record shown altered above: nothing shows seat "
-                        f"{f.seat} did it",
-                    )
-                    if f.seat is not None
-                    else f
-                    for f in replayed
-                ]
-            faults += replayed
+            # Names nobody: the host orders the seats' moves (`_check_actions`).
+            faults += _check_actions(record, setup, t, cards, unchecked)
     elif signed and require_actions:
         # Deleting the actions must not skip the rules: the seats signed these moves.
         faults.append(
@@ -518,7 +510,16 @@ def _check_actions(
         try:
             outcome = game.apply(action)
         except ValueError as e:
-            faults.append(AuditFault(action.seat, f"action {i} of the record is illegal: {e}"))
+            # Never the seat's fault alone: the host checks every action before it accepts it,
+            # and it orders the seats' moves (each seat signs its own counter, nobody the order
+            # across seats), so a host that swaps two seats' moves makes an honest move illegal.
+            faults.append(
+                AuditFault(
+                    None,
+                    f"action {i} of the record, seat {action.seat}'s, is illegal in the order the "
+                    f"host accepted it: {e} (nothing shows seat {action.seat} did wrong)",
+                )
+            )
             legal = False
             break
         if action.do is Do.ATTACK:
@@ -539,15 +540,19 @@ def _check_actions(
             moves.append(("refill", m.seats, m.taker, frozenset(m.taken)))
         elif isinstance(m, Return):
             moves.append(("return", m.cards, m.owners))
-    for k, move in enumerate(moves):
-        if k >= len(bout_ends) or bout_ends[k] != move:
-            # The host's message (its seat field is 0 whoever hosts): the host/record's fault.
-            rules_ids = "R-B12, R-B8" if move[0] == "refill" else "R-S3"
-            faults.append(
-                AuditFault(
-                    None, f"the host's {move[0]} {k + 1} does not follow the rules ({rules_ids})"
-                )
+    wrong = [k for k, move in enumerate(moves) if k >= len(bout_ends) or bout_ends[k] != move]
+    if wrong:
+        # The host's message (its seat field is 0 whoever hosts): the host/record's fault.  The
+        # first one listed, the rest counted (after one, every later bout may differ).
+        k = wrong[0]
+        rules_ids = "R-B12, R-B8" if moves[k][0] == "refill" else "R-S3"
+        more = f" (and {len(wrong) - 1} later one(s))" if len(wrong) > 1 else ""
+        faults.append(
+            AuditFault(
+                None,
+                f"the host's {moves[k][0]} {k + 1} does not follow the rules ({rules_ids}){more}",
             )
+        )
     if legal and "result" in record:
         faults += _check_result(record, game, unchecked)
     return faults

@@ -43,6 +43,8 @@ LEGACY_FORMATS = frozenset({"localdurak-privacy/2"})
 """/2: step 2b (seeds committed in the nonces, the deal order), stages without proofs — still
 read, its shuffles judged with the revealed keys (`is_legacy`).  A /1 transcript deals from the
 last shuffle stage as it stands and cannot be replayed by this protocol."""
+OLDEST = "localdurak-privacy/1"
+"""Refused by name (`transcript_from_dict`), so its audit says why."""
 FORMATS = frozenset({FORMAT, FORMAT_3}) | LEGACY_FORMATS
 WITHOUT_IDENTITY = "a transcript without identity signatures"
 
@@ -139,6 +141,11 @@ def with_identity(
 
 def transcript_from_dict(d: Any) -> tuple[Setup, list[Message], list[dict[str, Any]]]:
     """(setup, accepted messages, refused attempts) from a record's ``"privacy"`` value."""
+    if isinstance(d, Mapping) and d.get("format") == OLDEST:
+        raise TranscriptError(
+            f"a {OLDEST} transcript (dealt from the last shuffle stage, before the deal order "
+            "of the seeds) cannot be replayed by this version: nothing in it can be checked"
+        )
     # A format that is a list or a dict is no format (and no set member: unhashable).
     if (
         not isinstance(d, Mapping)
