@@ -205,7 +205,7 @@ FIELDS: tuple[Field, ...] = (
     Field("next_first_attack", _enum(NextFirstAttack)),
     Field("duren_leads", _enum(DurenLeads)),
     Field("partial_defence", (False, True)),
-    Field("bot_level", ("normal", "strong", "random")),  # BOT_LEVELS (issue 14)
+    Field("bot_level", ("normal", "strong", "random")),  # BOT_LEVELS (docs/bots.md)
     Field("pin", (False, True)),  # a random 4-digit PIN, shown on the host's screen
 )
 TABLE_FIELDS = frozenset({"name", "seats", "bots", "pin", "bot_level"})
@@ -579,7 +579,7 @@ class Lobby:
                     self._say(str(e))
                     return
                 try:
-                    # Trust on first use (issue 13 item 10): a known table, changed, is refused.
+                    # Trust on first use (docs/lan.md "Trust"): a known table, changed, is refused.
                     pinning.pin(address, label)
                 except HostChanged as e:
                     self._say(pinning.changed_text(e))

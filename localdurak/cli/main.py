@@ -128,6 +128,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return func(args)
     except KeyboardInterrupt:
         # Ctrl-C before a command set its own handler (connecting, reading files): no
-        # traceback, ever (issue 15).
+        # traceback, ever.
         print(_("localdurak: interrupted"), file=sys.stderr)
         return 1

@@ -239,7 +239,7 @@ class ClientSession:
     @property
     def view(self) -> PlayerView | None:
         """The seat's view with its legal actions, built once per change: the screen reads
-        it many times a frame (issue 12).  A change is what the session tells its listeners
+        it many times a frame.  A change is what the session tells its listeners
         (`_notify`, after every message applied) or a new game."""
         g = self.game
         if g is None:
@@ -759,10 +759,10 @@ class ClientSession:
         self._notify()
 
     async def _report_cheat(self, e: Exception) -> bool:
-        """Our own check found that another seat cheated (`CheatFound`, issue 11 item 2): we
-        stop following the game, say so, tell the host — which checks it itself and aborts
-        the game naming that seat — and stay at the table for its `GameOver` (then we reveal
-        our key for the audit).  Leaving instead would make us forfeit, as the durak.
+        """Our own check found that another seat cheated (`CheatFound`; privacy.md "Blame goes to
+        the cheater"): we stop following the game, say so, tell the host — which checks it itself
+        and aborts the game naming that seat — and stay at the table for its `GameOver` (then we
+        reveal our key for the audit).  Leaving instead would make us forfeit, as the durak.
         Whether ``e`` was such a cheat."""
         if not isinstance(e, CheatFound) or e.seat == self.my_seat:
             return False

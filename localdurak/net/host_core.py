@@ -97,7 +97,7 @@ class Phase(enum.Enum):
     ABORTED = "aborted"
     """A seat broke the card-privacy protocol (a proof of its failed the host's own check):
     the game ends with no durak, `GameOver` names the seat at once; the others reveal their
-    keys (issue 11 item 2)."""
+    keys (privacy.md "Blame goes to the cheater")."""
     RECORDING = "recording"
     """The game's record is being written and audited (in a thread)."""
     PAUSED = "paused"
@@ -228,7 +228,7 @@ class HostOptions:
     advertise: bool = True
     hold: float = HOLD_SECONDS
     move_time: float = MOVE_TIME
-    """Issue 11 item 5: seconds the seat the table waits for has to act (0: no clock)."""
+    """The move clock: seconds the seat the table waits for has to act (0: no clock)."""
     challenge_window: float = CHALLENGE_WINDOW
     bot_delay: float = 0.0
     """Seconds a bot waits before it acts (0 for headless games)."""

@@ -355,7 +355,8 @@ class LocalTable:
             wait = self.delay
             if action.do is Do.CHALLENGE and self.delay > 0:
                 # A person's moment to see the cheat, never the instant it lies there
-                # (issue 13 item 7; a table nobody watches does not wait).
+                # (R-S5: bots notice a cheat as a person would; a table nobody watches does not
+                # wait).
                 wait = max(wait, _reaction.uniform(*NOTICE_SECONDS))
             await asyncio.sleep(wait)
             if self._version != version or self._held is not None:

@@ -1,4 +1,4 @@
-"""Saved state as versioned msgpack, never code (issues 12 and 15).
+"""Saved state as versioned msgpack, never code (it must survive an upgrade and never run).
 
 A seat's saved game (`SeatGame.freeze`), a host bot's seat and a client's session are object
 graphs of the project's own plain classes (dataclasses, the transcript, the engine).  They

@@ -1,4 +1,4 @@
-"""The client's rooms (issue 12): a controller that app, keys and lobby use, no import circle
+"""The client's rooms (README "Layout"): a controller that app, keys and lobby use, no import circle
 among them, the lobby not reaching into the application's private parts, no duck-typing of the
 session, the protocol's errors never caught by the client, and the network session's view
 built once per change."""

@@ -66,7 +66,7 @@ async def _until(app: DurakApp, text: str, timeout: float = 10.0) -> str:
 
 
 async def _quit(app: DurakApp, pipe: PipeInput, task: asyncio.Task[int]) -> int:
-    """`q`, and `y` to the question it asks mid-game (issue 13 item 1)."""
+    """`q`, and `y` to the question it asks mid-game."""
     pipe.send_text("q")
     for _ in range(100):
         if task.done():
@@ -100,7 +100,7 @@ async def test_host_screen_shows_its_lobby_until_the_deal(pipe: PipeInput, tmp_p
     assert friend.pairing_code == code  # the joining screen shows the same code
 
     # No deal until every player has compared the codes and said ready, the host's own
-    # player too (issue 13 item 2).
+    # player too (docs/ui.md "The lobby").
     await friend.set_ready(True)
     text = await _until(app, "Waiting for: Anna")
     assert "you: Anna" not in text
@@ -132,7 +132,7 @@ async def test_lobby_enter_joins_a_found_table(pipe: PipeInput, tmp_path: Path) 
     task = asyncio.get_running_loop().create_task(app.run_async())
     await _until(app, "Kitchen")
     pipe.send_text("\r")
-    # Seated: the code to compare, and no deal before Anna's r (issue 13 item 2).
+    # Seated: the code to compare, and no deal before Anna's r (docs/ui.md "The lobby").
     text = await _until(app, "then press r")
     code = pairing_code(host.identity.public_key, load_or_create().public_key)
     assert f"Code to compare with the host: {code}" in text and "you: Anna" not in text

@@ -1,4 +1,4 @@
-"""Bots notice a cheat as a person would (issue 13 item 7, R-S5): now and then by level,
+"""Bots notice a cheat as a person would (R-S5): now and then by level,
 never every time, and never the instant it lies on the table."""
 
 from __future__ import annotations

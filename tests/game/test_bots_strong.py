@@ -1,4 +1,4 @@
-"""The strong bot (issue 14): legal play in every variant, only its seat's view (R-T4),
+"""The strong bot (docs/bots.md): legal play in every variant, only its seat's view (R-T4),
 a budget it holds, the same game for the same seed, partners left alone (R-T2), and the
 benchmark's JSON.
 

@@ -1,4 +1,4 @@
-"""The offline table's bots at the `strong` level (issue 14): `play --level strong` seats
+"""The offline table's bots at the `strong` level (docs/bots.md): `play --level strong` seats
 StrongBots with a wall clock, and they play until the person must act."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Saved state is a versioned msgpack snapshot, never a pickle (issues 12 and 15): a seat's
+"""Saved state is a versioned msgpack snapshot, never a pickle: a seat's
 game, a host bot's seat and a client's session; each file one whole snapshot replaced
 atomically (never an append log that grows: ~4.5 MB per bot per 52-card game before), an old
 pickle refused with a message and never loaded, and the table's state folder as large after

@@ -1,8 +1,8 @@
-"""The last guard of issue 11 item 2: a seat whose own hand does not decode to cards proves what
-it saw — a DLEQ that the position's value is k·(what it decoded) under its committed key —
-without revealing its key, so nobody can blame it for reporting it.  (With every stage's proof
-of shuffle and every layer removal's proof checked before decoding, this cannot happen in a
-game; the test makes the transcript say it.)"""
+"""The last guard of privacy.md "Blame goes to the cheater": a seat whose own hand does not decode
+to cards proves what it saw — a DLEQ that the position's value is k·(what it decoded) under its
+committed key — without revealing its key, so nobody can blame it for reporting it.  (With every
+stage's proof of shuffle and every layer removal's proof checked before decoding, this cannot
+happen in a game; the test makes the transcript say it.)"""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""R-F1's "not me", proven (issue 11 item 4; privacy/notme.py): a seat that answers "not me"
-for the trump asked proves, for every card the deal gave it face down, that the card is not
+"""R-F1's "not me", proven (privacy/notme.py; privacy.md "Not me", proven): a seat that answers
+"not me" for the trump asked proves, for every card the deal gave it face down, that the card is not
 that trump.  So the first attacker is right from the start: a false "not me" is refused at
 once, naming the liar (live and in the audit), and a later play of a trump a seat claimed
 not to hold is refused live, naming it."""

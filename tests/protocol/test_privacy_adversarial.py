@@ -264,7 +264,7 @@ def test_false_no_trump_claim_refused_at_once_and_named_by_the_audit() -> None:
         return msg
 
     tab = table(3, 36, seed=2, tamper=tamper)
-    # A signed "not me" without its proofs (issue 11 item 4): refused at once, naming the liar.
+    # A signed "not me" without its proofs (notme.py): refused at once, naming the liar.
     with pytest.raises(RemoteProtocolError, match="does not prove") as e:
         tab.start()
     assert liar  # somebody held a trump and denied it
@@ -286,7 +286,8 @@ def test_message_in_another_seats_name_and_a_wrong_key_reveal_refused() -> None:
     with pytest.raises(RemoteProtocolError, match="not the one it committed"):
         tab.host.receive(1, KeyReveal(1, GROUP.random_scalar(lambda n: b"\x04" * n)))
     # Seat 1 never reveals: the audit says its key is missing, and judges nobody for it (the
-    # log cannot tell a key withheld from one the record left out; issue 11).
+    # log cannot tell a key withheld from one the record left out; privacy.md "The record and the
+    # audit").
     tab.queue.clear()
     tab.to_host(0, [tab.players[0].reveal()])
     tab.run()

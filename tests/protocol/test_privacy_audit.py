@@ -152,7 +152,7 @@ def test_review_a_false_no_trump_claim_names_the_liar_and_makes_nobody_attack() 
         return msg
 
     tab = table(3, 36, seed=2, tamper=tamper)
-    # The claim carries no proof that the liar holds no such trump (issue 11 item 4): refused
+    # The claim carries no proof that the liar holds no such trump (notme.py): refused
     # at once, so no seat is made first attacker by it; the signed claim, kept in the log,
     # names the liar in the audit, and nobody else.
     with pytest.raises(RemoteProtocolError) as e:

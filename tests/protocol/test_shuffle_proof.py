@@ -1,4 +1,4 @@
-"""The proof of shuffle (issue 11 items 1 and 7; docs/privacy.md "The proof of shuffle").
+"""The proof of shuffle (docs/privacy.md "The proof of shuffle").
 
 First the proof alone: an honest stage verifies; every way of making a stage that is not a
 permutation of its input under the committed key, and every proof moved to another statement,
@@ -65,7 +65,8 @@ def best_effort_proof(k: Scalar, y: Point, ins: list[Point], outs: list[Point]) 
 
 
 def copied_slot(k: Scalar, ins: list[Point], outs: list[Point]) -> list[Point]:
-    # a·X of another slot's value X: the copy reads X's card later (issue 11).
+    # a·X of another slot's value X: the copy reads X's card later (privacy.md "Shuffles are
+    # proven").
     a = GROUP.scalar_reduce(b"\x09" * 64)
     return [*outs[:3], GROUP.mul(a, outs[7]), *outs[4:]]
 

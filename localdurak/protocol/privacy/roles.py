@@ -361,7 +361,8 @@ class Player:
             if card is None or card in self.hand.values() or card in self.t.public.values():
                 # Cannot happen after the proofs of shuffle and of every layer removal (all
                 # checked by now); a last guard.  We prove what we saw without our key: a
-                # DLEQ that z = k·value (issue 11 item 2), so nobody can blame us for it.
+                # DLEQ that z = k·value (privacy.md "Blame goes to the cheater"), so nobody can
+                # blame us for it.
                 ctx = self.t.ctx(self.seat, f"bad-decode/{p}", (p,))
                 proof = dleq_prove(self._rng, self._k, self.key, value, z, ctx)
                 raise BadDecode(p, value, proof)
@@ -390,8 +391,8 @@ class Player:
             ctx = t.ctx(self.seat, f"show-lowest/{rank}", (p,))
             proof = dleq_prove(self._rng, self._k, self.key, CARD_POINTS[card], z, ctx)
             return [Answer(self.seat, rank, p, int(card), proof)]
-        # "Not me": signed, and proven for every card the deal gave us face down (issue 11
-        # item 4, privacy/notme.py).
+        # "Not me": signed, and proven for every card the deal gave us face down
+        # (privacy/notme.py).
         ctx = t.ctx(self.seat, f"not-me/{rank}")
         parts = [schnorr_prove(self._rng, self._k, self.key, ctx)]
         m = CARD_POINTS[card]

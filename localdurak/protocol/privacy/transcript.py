@@ -714,7 +714,7 @@ class Transcript:
         return () if chunk is None else chunk.positions
 
     def _check_not_me(self, seat: int, rank: int, card: Card, proof: bytes) -> None:
-        """R-F1 "not me" (issue 11 item 4): the seat's Schnorr signature of the claim (so a
+        """R-F1 "not me" (notme.py): the seat's Schnorr signature of the claim (so a
         false one is evidence against it), then, for every position the deal gave it face
         down, a proof that its layer there hides no ``card`` (privacy/notme.py).  A record of
         format /2 has the signature alone (the audit checks the claim with the keys)."""
@@ -787,7 +787,7 @@ class Transcript:
                 seat, f"played {card} from position {position}, which was not dealt to it"
             )
         if position in self.hidden_deal_positions(seat) and self.claimed_not_to_hold(seat, card):
-            # A card dealt before its R-F1 "not me" for it (issue 11 item 4): the signed claim
+            # A card dealt before its R-F1 "not me" for it (notme.py): the signed claim
             # was false.  (One drawn later may be played: the claim was about the deal.)
             raise Cheated(
                 seat,
