@@ -8,6 +8,10 @@ says why.  Hosting and joining over the network need the session layer (docs/ses
 Joining (Enter on a table, "a enter an address") opens a `ClientSession` to it; hosting ("h",
 then Enter) starts a `TableHost` in this process with the form's rules and seats the person at
 seat 0 (`localdurak.cli.netplay`), as ``localdurak host`` does.
+
+Its length (over 700 lines) is one screen: `Lobby` keeps the list, the form and the
+address line as one state its keys move between; the form's fields (`HostForm`) and the
+tables' sources (`TableSource`) are already their own classes.
 """
 
 from __future__ import annotations

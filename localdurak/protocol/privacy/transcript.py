@@ -6,6 +6,10 @@ It keeps the accepted messages, the shuffle stages, every chunk's strip stages, 
 audit replays a game record's log into a fresh one (privacy/audit.py).
 
 Nothing here reads a clock, a socket or a random source it was not given.
+
+Its length (over 700 lines) is one state machine: every message kind's check reads and
+writes the same stages, chunks and claims, and the deferred checks come back to them; the
+pieces that stand alone (the group, proofs, schedule, messages, events) are modules already.
 """
 
 from __future__ import annotations
