@@ -150,6 +150,23 @@ class ClientSession(SessionPort, SessionSaved):
         self._next_id += 1
         return i
 
+    def take_command_id(self) -> int:
+        """A command id of this session's, never used before (for a command sent by hand)."""
+        return self._take_id()
+
+    @property
+    def task(self) -> asyncio.Task[None] | None:
+        """The session's running task (`start`): it ends when the session does."""
+        return self._runner
+
+    async def send_raw(
+        self, make: Callable[[int], Message], *, wait: bool = True, n: int | None = None
+    ) -> int | None:
+        """Send the command ``make(id)`` builds as it is, past our own replica's checks, and
+        (``wait``) its answer: the event it became, or the host's refusal raised.  For tools
+        and tests that probe what the host refuses; ``n`` is the privacy step it carries."""
+        return await self._command(make, wait=wait, n=n)
+
     async def _run(self) -> None:
         try:
             while True:
@@ -227,7 +244,7 @@ class ClientSession(SessionPort, SessionSaved):
             for f in self._waiters.values():
                 if not f.done():
                     f.set_exception(SessionClosed(self.closed_reason or "closed"))
-            self._notify()
+            self.notify()
 
     async def _reconnect(self) -> None:
         """Back off and try again until the seat's hold runs out."""
@@ -242,7 +259,7 @@ class ClientSession(SessionPort, SessionSaved):
                 await self._connect()
                 self.reconnects += 1
                 self.paused = None
-                self._notify()
+                self.notify()
                 return
             except FATAL as e:
                 self._finish(f"the host refused: {e}")
@@ -255,7 +272,7 @@ class ClientSession(SessionPort, SessionSaved):
     def _finish(self, reason: str) -> None:
         if self.closed_reason is None:
             self.closed_reason = reason
-        self._notify()
+        self.notify()
 
     async def _command(
         self, make: Callable[[int], Message], *, wait: bool, n: int | None = None
@@ -345,7 +362,7 @@ class ClientSession(SessionPort, SessionSaved):
                 # The host stops for now and resumes the table: our seat is kept, and we
                 # come back when it is back (however long that takes).
                 self.paused = m.reason or "the host paused; it will resume"
-                self._notify()
+                self.notify()
                 raise ConnectionClosed(f"the host paused: {m.reason}")
             if m.reason == REPLACED:
                 # Our seat was taken by a second process of our identity (one laptop, one
@@ -366,7 +383,7 @@ class ClientSession(SessionPort, SessionSaved):
             if self.game is not None and self.game.work_due:
                 # The action is in our replica: let the screen show it, then do the protocol
                 # work it calls for (the refill's layer removals).
-                self._notify()
+                self.notify()
                 out += self.game.flush()
                 self._trace_checked()
         except BROKEN as e:
@@ -376,7 +393,7 @@ class ClientSession(SessionPort, SessionSaved):
             raise Broken(str(e)) from e
         if out:
             await self._send_signed(out)
-        self._notify()
+        self.notify()
 
     async def _report_cheat(self, e: Exception) -> bool:
         """Our own check found that another seat cheated (`CheatFound`; privacy.md "Blame goes to
@@ -395,7 +412,7 @@ class ClientSession(SessionPort, SessionSaved):
             log.warning("card privacy: seat %s broke the protocol: %s", e.seat, e)
             if self.channel is not None:
                 await self.channel.send(Error.from_exception(e))
-            self._notify()
+            self.notify()
         return True
 
     def _apply(self, m: Message) -> list[Signed]:
@@ -471,11 +488,11 @@ class ClientSession(SessionPort, SessionSaved):
             self._clock = (
                 None if m.seat is None else MoveClock(m.seat, time.monotonic() + m.seconds)
             )
-            self._notify()
+            self.notify()
             return []
         if isinstance(m, Notice):
             self.host_problem = m.problem or None
-            self._notify()
+            self.notify()
             return []
         if isinstance(m, TableClosed):
             self._finish(f"the table closed: {m.reason}")
@@ -487,7 +504,7 @@ class ClientSession(SessionPort, SessionSaved):
         verdict = await asyncio.to_thread(self._own_audit, g)
         if self.game is g:
             self._audit = verdict
-            self._notify()
+            self.notify()
 
     @staticmethod
     def _own_audit(g: SeatGame) -> AuditVerdict:

@@ -56,7 +56,7 @@ class SessionPort(SessionState):
     def view(self) -> PlayerView | None:
         """The seat's view with its legal actions, built once per change: the screen reads
         it many times a frame.  A change is what the session tells its listeners
-        (`_notify`, after every message applied) or a new game."""
+        (`notify`, after every message applied) or a new game."""
         g = self.game
         if g is None:
             return None
@@ -234,7 +234,9 @@ class SessionPort(SessionState):
         except (ProtocolError, ConnectionError) as e:
             raise TableError(str(e) or type(e).__name__) from None
 
-    def _notify(self) -> None:
+    def notify(self) -> None:
+        """The session changed (an event applied, a connection's state): the view is built
+        afresh on its next read, and every listener and waiter hears it."""
         self._changes += 1
         self._changed.set()
         for callback in list(self._listeners):
@@ -282,4 +284,4 @@ class SessionPort(SessionState):
             self._runner.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._runner
-        self._notify()
+        self.notify()

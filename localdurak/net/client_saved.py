@@ -57,11 +57,11 @@ class SessionSaved(SessionState):
             if self.save_problem is None:
                 log.warning("cannot save the seat in %s: %s", path, e)
             self.save_problem = f"cannot save this seat ({e.strerror or e})"
-            self._notify()
+            self.notify()
             return
         if self.save_problem is not None:
             self.save_problem = None
-            self._notify()
+            self.notify()
         self.bytes_saved += len(data)
         self._sync_soon(path)
 
@@ -121,6 +121,15 @@ class SessionSaved(SessionState):
             if saved.get("address") == [self.address.host, self.address.port]:
                 self.address.fingerprint = saved["fingerprint"]
                 return
+
+    def saved_path(self) -> Path | None:
+        """Where this seat is saved (None while the host's fingerprint is not known)."""
+        return self._path()
+
+    def restore(self) -> None:
+        """Take up the seat saved on disk, if any (`start` does it); a saved seat that cannot
+        be read is said in `save_problem` and the session starts afresh."""
+        self._restore()
 
     def _restore(self) -> None:
         if self.address.fingerprint is None:

@@ -123,7 +123,7 @@ class SessionState:
         self._view_cache: PlayerView | None = None
         self._view_key: tuple[int, int] | None = None
         self._changes = 0
-        """Counts `_notify` calls: the cached view is rebuilt after each."""
+        """Counts `notify` calls: the cached view is rebuilt after each."""
         self._host_hold = 0
         """The seat hold the host's `Presence` events gave (0: none seen yet)."""
         self._held_until: dict[int, float] = {}
@@ -171,7 +171,7 @@ class SessionState:
 
     # --- what one part of the session calls in another (`ClientSession` puts them together) --
 
-    def _notify(self) -> None:  # `SessionPort`
+    def notify(self) -> None:  # `SessionPort`
         raise NotImplementedError
 
     async def close(self) -> None:  # `SessionPort`

@@ -411,6 +411,16 @@ class HostCore:
 
     # --- the table's picture: the lobby event, the advertisement ------------------------
 
+    @property
+    def advertisement(self) -> TableAd:
+        """What the table advertises now (its mDNS TXT record, docs/protocol.md §6)."""
+        return self._ad()
+
+    @property
+    def lobby(self) -> Lobby:
+        """The lobby as every seat is told it now (docs/protocol.md §4)."""
+        return self._lobby()
+
     def _ad(self) -> TableAd:
         return TableAd(
             name=self.o.name,

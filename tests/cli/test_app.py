@@ -91,7 +91,7 @@ def _table(
     t = LocalTable(rules or Rules(), names, rng=random.Random(seed), delay=0, challenge_window=0.05)
     if pin:
         # Predictable bots, so that the person's first screen is always the same.
-        t._bots = {s: FirstLegalBot() for s in t._bots}
+        t.bots = {s: FirstLegalBot() for s in t.bots}
     return t
 
 

@@ -82,6 +82,6 @@ async def test_the_network_session_builds_its_view_once_per_change() -> None:
     for _ in range(21):  # the screen reads it many times a frame
         assert session.view is first
     assert Replica.builds == 1
-    session._notify()  # an event applied: a new view
+    session.notify()  # an event applied: a new view
     assert session.view is not first and Replica.builds == 2
     await asyncio.sleep(0)

@@ -47,7 +47,7 @@ async def test_a_bot_at_a_watched_table_takes_a_moment_before_it_challenges() ->
     for seed in range(80):
         t = LocalTable(Rules(cheating=True), ["Anna", "Boris"], rng=random.Random(seed), delay=0.05)
         t.start()
-        t._bots = {1: _Sharp(random.Random(seed))}
+        t.bots = {1: _Sharp(random.Random(seed))}
         loop = asyncio.get_running_loop()
         v = None
         for _ in range(200):

@@ -61,15 +61,15 @@ def false_not_me(p: Player, msg: Answer) -> Answer:
     position, and for the one holding the card the proof of another position."""
     t = p.t
     ctx = t.ctx(p.seat, f"not-me/{msg.rank}")
-    parts = [schnorr_prove(RNG, p._k, p.key, ctx)]
+    parts = [schnorr_prove(RNG, p.secret, p.key, ctx)]
     m = CARD_POINTS[msg.card]
-    km = GROUP.mul(p._k, m)
+    km = GROUP.mul(p.secret, m)
     positions = t.hidden_deal_positions(p.seat)
     honest = {}
     for q in positions:
         _, z = t.position_value(q)
         if z != km:
-            honest[q] = not_me_prove(RNG, p._k, p.key, km, m, z, t.ctx(p.seat, ctx.step, (q,)))
+            honest[q] = not_me_prove(RNG, p.secret, p.key, km, m, z, t.ctx(p.seat, ctx.step, (q,)))
     spare = next(iter(honest.values()))
     parts += [honest.get(q, spare) for q in positions]
     return Answer(p.seat, msg.rank, -1, -1, b"".join(parts))

@@ -193,7 +193,7 @@ def _copy(tab: MemoryTable, seat: int, deck: list[Point]) -> None:
 
 
 def _planted(tab: MemoryTable, seat: int, deck: list[Point]) -> None:
-    k = tab.players[seat]._k
+    k = tab.players[seat].secret
     acc = GROUP.mul(k, tab.host.t.deck_points[0])
     for i, c in enumerate((3, 8, 13)):
         a = GROUP.scalar_reduce(bytes([i + 3]) * 64)
@@ -204,7 +204,7 @@ def _planted(tab: MemoryTable, seat: int, deck: list[Point]) -> None:
 def _other_key(tab: MemoryTable, seat: int, deck: list[Point]) -> None:
     # Every slot under another key: a true permutation, of the wrong statement.
     p = tab.players[seat]
-    r = GROUP.scalar_mul(GROUP.scalar_reduce(b"\x0d" * 64), p._kinv)
+    r = GROUP.scalar_mul(GROUP.scalar_reduce(b"\x0d" * 64), p.secret_inverse)
     deck[:] = [GROUP.mul(r, x) for x in deck]
 
 

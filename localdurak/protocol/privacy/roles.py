@@ -30,7 +30,7 @@ from .events import (
     KeysRevealed,
     TrumpCardDrawn,
 )
-from .group import GROUP, InvalidPoint, Point, RandomBytes
+from .group import GROUP, InvalidPoint, Point, RandomBytes, Scalar
 from .messages import (
     Act,
     Answer,
@@ -186,6 +186,27 @@ class Player:
         """``msg`` was refused by the host: it will never be relayed."""
         if msg in self._sent:
             self._sent.remove(msg)
+
+    @property
+    def unechoed(self) -> tuple[Message, ...]:
+        """What we sent and have not seen relayed yet, oldest first."""
+        return tuple(self._sent)
+
+    @property
+    def secret(self) -> Scalar:
+        """This seat's secret key k for the game (every seat reveals it at the end, for the
+        audit): for tools and tests that prove something as this seat."""
+        return self._k
+
+    @property
+    def secret_inverse(self) -> Scalar:
+        """k⁻¹, what removes this seat's layer (see `secret`)."""
+        return self._kinv
+
+    @property
+    def seed(self) -> bytes:
+        """The secret seed our step 0 committed to (revealed after the last shuffle)."""
+        return self._seed
 
     def _receive(
         self, msg: Message, signed: bool = False, adopt: bool = False, defer: bool = False
