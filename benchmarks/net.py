@@ -1,17 +1,24 @@
 """Network figures: finding a table, dealing, action latency, bytes (benchmarks/net.py).
 
     sudo python benchmarks/net.py [--runs 10] [--probe full,quick,none] [--cold] [--json]
-    python benchmarks/net.py --game [--players 2,3,4,5,6] [--deck 52] [--runs 3] [--json]
+    python benchmarks/net.py --game [--players 2,3,4,5,6] [--deck 52] [--runs 3] [--host-seat]
+        [--json]
 
 ``--game``: whole games over real TLS on loopback, every player a separate process (the
 headless host and ``join --bot`` processes, ``LOCALDURAK_TRACE=late``: timing lines held
-until the end): for each table size,
-"start game -> every hand decoded" (the host's ``game_started`` to the last client's hand
-decoded, one monotonic clock for the machine), the action latency host -> all other clients
+until the end; with ``--host-seat`` the host plays seat 0 itself, an in-process bot, as
+``localdurak host``'s person does, so N players are N processes): for each table size,
+"start game -> every hand decoded" (the host's ``game_started`` to the last hand decoded, one
+monotonic clock for the machine); the CPU every process spent on it (``time.process_time``
+from the game's start to its hand decoded; the host's to the last step it relayed before the
+last hand) and the scalar multiplications, which the machine's load does not change: on a
+machine with fewer cores than processes the wall time cannot be below all the CPU over the
+cores; the action latency host -> all other clients
 (the host relays an action; the last of the other players' clients has checked and applied
 it — the actor's own client had it first: p50 and p99 over every action of the runs) and the
 bytes per game (frames the host sent and received).  Targets: under
-0.5 s for 6 processes x 52 cards; under 10 ms p99 with 5 other clients.
+0.6 s for 6 processes x 52 cards with every stage proven and checked; under 10 ms p99 with
+5 other clients.
 
 Without ``--game``: how fast a table becomes visible on the LAN:
 
@@ -105,8 +112,14 @@ def measure_cold(lan: netns.NetnsLan, run: int) -> float:
         browser.stop()
 
 
-def game_run(players: int, deck: int, home: Path, delay: float) -> dict[str, float]:
-    """One game: host + ``players`` bot clients; the deal time, latencies, bytes."""
+def game_run(
+    players: int, deck: int, home: Path, delay: float, host_seat: bool = False
+) -> dict[str, float]:
+    """One game: host + ``players`` bot clients; the deal time, latencies, bytes.
+    ``host_seat``: the host plays seat 0 itself (an in-process bot, as `localdurak host`'s
+    person plays in the host's process) and ``players`` − 1 clients join: ``players``
+    processes."""
+    joiners = players - 1 if host_seat else players
     from tests.support.procs import Proc as LineProc
     from tests.support.procs import env_for, localdurak
 
@@ -126,6 +139,7 @@ def game_run(players: int, deck: int, home: Path, delay: float) -> dict[str, flo
             "--no-advertise",
             "--record-dir",
             str(home / "rec"),
+            *(["--bots", "1", "--level", "random", "--bot-delay", str(delay)] if host_seat else []),
         ),
         env,
         "host",
@@ -133,7 +147,7 @@ def game_run(players: int, deck: int, home: Path, delay: float) -> dict[str, flo
     clients: list[LineProc] = []
     try:
         listening = host.event("listening")
-        for i in range(players):
+        for i in range(joiners):
             clients.append(
                 LineProc(
                     localdurak(
@@ -162,6 +176,7 @@ def game_run(players: int, deck: int, home: Path, delay: float) -> dict[str, flo
         actor = {x["seq"]: x["seat"] for x in host.seen if x.get("event") == "relay"}
         dealt = []
         cpu: list[float] = []  # each client's CPU from the game's start to its hand decoded
+        muls: list[int] = []  # and its scalar multiplications (the load does not change them)
         # The latency of an action is to the *other* clients (the target says "to all 5
         # other clients"): the actor's own client has it already.
         applied: dict[int, list[float]] = {}
@@ -180,6 +195,7 @@ def game_run(players: int, deck: int, home: Path, delay: float) -> dict[str, flo
                     dealt.append(x["t"])
                     if began is not None and "cpu" in x:
                         cpu.append(x["cpu"] - began["cpu"])
+                        muls.append(x["mul"] - began["mul"])
                     break
             proved = {x["seq"]: x["t"] for x in c.seen if x.get("event") == "checked"}
             for x in c.seen:
@@ -222,14 +238,21 @@ def game_run(players: int, deck: int, home: Path, delay: float) -> dict[str, flo
 
         # The host's CPU from the game's start to the last step it relayed before the last
         # hand was decoded (what it did for the deal).
+        dealt += [x["t"] for x in host.seen if x.get("event") == "bot_dealt"]
         first = next(x for x in host.seen if x.get("event") == "trace_start")
         host_steps = [
-            x for x in host.seen if x.get("event") == "step" and "cpu" in x and x["t"] <= max(dealt)
+            x
+            for x in host.seen
+            if x.get("event") in ("step", "bot_dealt") and "cpu" in x and x["t"] <= max(dealt)
         ]
         host_cpu = (host_steps[-1]["cpu"] - first["cpu"]) if host_steps and "cpu" in first else 0.0
+        host_mul = (host_steps[-1]["mul"] - first["mul"]) if host_steps and "mul" in first else 0
         return {
             "deal_s": max(dealt) - start,
             "host_cpu_s": host_cpu,
+            "muls": host_mul + sum(muls),
+            "host_mul": host_mul,
+            "busiest_mul": max(muls, default=0),
             "client_cpu_s": cpu,  # type: ignore[dict-item]
             "latencies": lat,  # type: ignore[dict-item]
             "checked": [  # type: ignore[dict-item]
@@ -272,15 +295,19 @@ def games(args: argparse.Namespace) -> int:
     for n in [int(x) for x in args.players.split(",")]:
         deals, lats, sizes, checks = [], [], [], []
         totals, busiest, hosts = [], [], []
+        all_mul, host_mul, busiest_mul = [], [], []
         kinds: dict[str, list[float]] = {}
         for _ in range(args.runs):
             with tempfile.TemporaryDirectory() as d:
-                r = game_run(n, args.deck, Path(d), args.delay)
+                r = game_run(n, args.deck, Path(d), args.delay, args.host_seat)
             deals.append(r["deal_s"])
             clients_cpu: list[float] = r["client_cpu_s"]  # type: ignore[assignment]
             totals.append(r["host_cpu_s"] + sum(clients_cpu))
             busiest.append(max(clients_cpu, default=0.0))
             hosts.append(r["host_cpu_s"])
+            all_mul.append(r["muls"])
+            host_mul.append(r["host_mul"])
+            busiest_mul.append(r["busiest_mul"])
             lats += r["latencies"]  # type: ignore[arg-type]
             checks += r["checked"]  # type: ignore[arg-type]
             for k, v in r["by_kind"].items():  # type: ignore[attr-defined]
@@ -295,6 +322,10 @@ def games(args: argparse.Namespace) -> int:
             "deal_cpu_all_s": round(statistics.median(totals), 3),
             "deal_cpu_busiest_player_s": round(statistics.median(busiest), 3),
             "deal_cpu_host_s": round(statistics.median(hosts), 3),
+            # Scalar multiplications in the same span (all, the busiest player's, the host's).
+            "deal_mul_all": int(statistics.median(all_mul)),
+            "deal_mul_busiest_player": int(statistics.median(busiest_mul)),
+            "deal_mul_host": int(statistics.median(host_mul)),
             "latency_p50_ms": round(1000 * lats[len(lats) // 2], 2),
             "latency_p99_ms": round(1000 * lats[min(len(lats) - 1, int(len(lats) * 0.99))], 2),
             "actions": len(lats),
@@ -315,18 +346,25 @@ def games(args: argparse.Namespace) -> int:
         f"{load[0]:.2f} before, {os.getloadavg()[0]:.2f} after"
     )
     for n, r in out.items():
+        procs = int(n) + (0 if args.host_seat else 1)
+        who = "the host plays seat 0" if args.host_seat else "a headless host"
         print(
-            f"  {n} processes: start game -> every hand decoded median {r['deal_median_s']:.3f} s"
+            f"  {n} players, {procs} processes ({who}): start game -> every hand decoded "
+            f"median {r['deal_median_s']:.3f} s"
             f" (max {r['deal_max_s']:.3f}); action latency host -> all other clients p50 "
             f"{r['latency_p50_ms']:.2f} ms, p99 {r['latency_p99_ms']:.2f} ms "
             f"({r['actions']} actions); {r['bytes_per_game']} bytes per game"
         )
         print(
-            f"    CPU start game -> every hand decoded: all {int(n) + 1} processes "
+            f"    CPU start game -> every hand decoded: all {procs} processes "
             f"{1000 * r['deal_cpu_all_s']:.0f} ms (on {os.cpu_count()} cores at least "
             f"{1000 * r['deal_cpu_all_s'] / (os.cpu_count() or 1):.0f} ms of wall time), "
             f"busiest player {1000 * r['deal_cpu_busiest_player_s']:.0f} ms, "
             f"host {1000 * r['deal_cpu_host_s']:.0f} ms"
+        )
+        print(
+            f"    scalar multiplications in it: all {r['deal_mul_all']}, busiest player "
+            f"{r['deal_mul_busiest_player']}, host {r['deal_mul_host']}"
         )
         print(
             f"    with the played card's proof checked too (at a quiet moment): p50 "
@@ -350,6 +388,12 @@ def main() -> int:
         "a saturated table, not the latency of one action)",
     )
     p.add_argument("--runs", type=int, default=None, help="runs (10; 3 with --game)")
+    p.add_argument(
+        "--host-seat",
+        action="store_true",
+        help="with --game: the host plays seat 0 in its own process (as `localdurak host` "
+        "does), so N players are N processes; without it N clients join a headless host",
+    )
     p.add_argument("--probe", default="full,quick,none", help="comma-separated Probe values")
     p.add_argument(
         "--cold", action="store_true", help="also measure a browser started with the host"

@@ -38,6 +38,7 @@ from localdurak.cli import bigtext, table
 from localdurak.cli.controller import TableController
 from localdurak.cli.i18n import _, ngettext
 from localdurak.cli.keys import build_key_bindings
+from localdurak.cli.net_words import net_sentence
 from localdurak.cli.table import TableUI
 from localdurak.cli.words import glossary, join_names, rules_summary
 from localdurak.game.cards import Card, lowest_rank
@@ -368,7 +369,7 @@ class DurakApp:
         elif s.connection is ConnectionState.CLOSED:
             text = _("The table is closed. q to leave.")
         elif s.problem is not None:
-            text = s.problem  # the host's own words (a full or read-only disk)
+            text = net_sentence(s.problem)  # the host's words (a full or read-only disk)
         elif (clock := self._clock_text()) is not None:
             text = clock
         else:
@@ -407,7 +408,9 @@ class DurakApp:
         ui = self.ui
         shown_target = ui.target
         ui.target = self.control.effective_target()
-        out += table.bout(v, ui, ascii_only=self.ascii_only, on_click=self.control.click_table)
+        out += table.bout(
+            v, ui, ascii_only=self.ascii_only, on_click=self.control.click_table, width=w
+        )
         ui.target = shown_target
         out.append(("", "\n"))
         held = {x: left for x in s.offline_seats if (left := s.hold_left(x)) is not None}
@@ -443,6 +446,7 @@ class DurakApp:
             v is not None and v.rules.cheating,
             owner=self.control.owns_lobby(),
             lobby=v is None and self.session is not None and self.session.lobby_view is not None,
+            closed=self.session is not None and self.session.connection is ConnectionState.CLOSED,
         )
 
     # --- game over -----------------------------------------------------------------------
@@ -502,27 +506,38 @@ class DurakApp:
                 out.append(("class:pogony", "   " + _("with pogony: {n}").format(n=result.pogony)))
         out.append(("", "\n\n"))
         score = s.series
-        out.append(
-            (
-                "class:heading",
-                "  "
-                + ngettext(
-                    "Score after {n} game (times durak):",
-                    "Score after {n} games (times durak):",
-                    score.games,
-                ).format(n=score.games),
+        if score.games == 0:
+            # A network table counts the game once the host has audited it: until then the
+            # screen said "Score after 0 games" over an empty line.
+            out += [("class:heading", "  " + _("The score comes once the game is audited."))]
+            out += [("", "\n"), ("", "\n\n")]
+        else:
+            out.append(
+                (
+                    "class:heading",
+                    "  "
+                    + ngettext(
+                        "Score after {n} game (times durak):",
+                        "Score after {n} games (times durak):",
+                        score.games,
+                    ).format(n=score.games),
+                )
             )
-        )
-        out.append(("", "\n"))
-        parts = [
-            f"{s.names[i]} {score.durak[i]}" for i in range(len(s.names)) if i < len(score.durak)
-        ]
-        if score.draws:
-            parts.append(_("draws {n}").format(n=score.draws))
-        out += [("", "    " + table.pad(" · ".join(parts), w - 6)), ("", "\n\n")]
+            out.append(("", "\n"))
+            parts = [
+                f"{s.names[i]} {score.durak[i]}"
+                for i in range(len(s.names))
+                if i < len(score.durak)
+            ]
+            if score.draws:
+                parts.append(_("draws {n}").format(n=score.draws))
+            out += [("", "    " + table.pad(" · ".join(parts), w - 6)), ("", "\n\n")]
         out += [("class:label", "  " + _("Audit: ")), ("", self._audit_text(s)), ("", "\n\n")]
-        out += [("class:key", "  n"), ("class:keys", " " + _("next game") + "    ")]
-        out += [("class:key", "q"), ("class:keys", " " + _("leave"))]
+        if s.connection is not ConnectionState.CLOSED:  # the series is over: no next game
+            out += [("class:key", "  n"), ("class:keys", " " + _("next game") + "    ")]
+            out += [("class:key", "q"), ("class:keys", " " + _("leave"))]
+        else:
+            out += [("class:key", "  q"), ("class:keys", " " + _("leave"))]
         return out
 
     def _audit_text(self, s: TableSession) -> str:

@@ -46,8 +46,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        with open(args.record, "rb") as f:
-            record = record_file.load(f.read(), need="privacy")
+        record = record_file.load(record_file.read(args.record), need="privacy")
     except OSError as e:
         print(
             "localdurak audit: "

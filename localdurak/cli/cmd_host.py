@@ -48,6 +48,15 @@ def port_number(text: str) -> int:
     return port
 
 
+def table_name(given: str | None) -> str:
+    """The table's name as advertised and shown: printable, trimmed, at most 32 characters
+    (the protocol's bound; a longer one was a traceback), or "Local Durak"."""
+    from localdurak.protocol.messages import NAME_MAX
+
+    text = "".join(ch for ch in given or "" if ch.isprintable()).strip()
+    return text[:NAME_MAX].strip() or "Local Durak"
+
+
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "host",
@@ -112,7 +121,7 @@ def register(subparsers: Any) -> None:
 # Timing lines (``LOCALDURAK_TRACE``) carry their own time stamps.  With
 # ``LOCALDURAK_TRACE=late`` (benchmarks/net.py) they wait in memory and go out with the next
 # ordinary line, so that measuring puts no pipe writes on the path it measures.
-_TIMING = frozenset({"trace_start", "step", "relay", "bytes"})
+_TIMING = frozenset({"trace_start", "step", "relay", "bytes", "bot_dealt"})
 _timing: list[str] = []
 
 
@@ -142,6 +151,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"localdurak host: {e}", file=sys.stderr)
         return 1
     if args.resume is not None:
+        problem = _not_a_journal(args.resume)
+        if problem is not None:
+            print(f"localdurak host: cannot resume {args.resume}: {problem}", file=sys.stderr)
+            return 1
         if not args.headless and _hosted_by_a_person(args.resume):
             # The table's own player comes back to his seat, on his screen.
             from localdurak.cli.cmd_play import has_terminal, setup_language
@@ -173,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
             )
             return 2
         options = HostOptions(
-            name=args.name or "Local Durak",
+            name=table_name(args.name),
             seats=args.seats,
             rules=rules,
             bots=args.bots,
@@ -218,6 +231,26 @@ async def _host_and_play(identity: Any, options: HostOptions, args: argparse.Nam
         print(f"localdurak host: {e}", file=sys.stderr)
         return 1
     return await _play_hosted(hosting, session, args.ascii)
+
+
+JOURNAL_MAX = 256 << 20
+"""Larger than any journal (a 52-card game at six seats writes a few MB)."""
+
+
+def _not_a_journal(path: Path) -> str | None:
+    """Why ``path`` cannot be a journal to resume, before anything reads it (a device such
+    as /dev/zero would be read for ever), or None."""
+    import stat
+
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        return e.strerror or str(e)
+    if not stat.S_ISREG(st.st_mode):
+        return _("not a file")
+    if st.st_size > JOURNAL_MAX:
+        return _("too large to be a journal")
+    return None
 
 
 def _hosted_by_a_person(journal: Path) -> bool:

@@ -23,13 +23,14 @@ from typing import Any
 from localdurak.cli import pinning
 from localdurak.cli.i18n import _
 from localdurak.cli.logs import setup_logging
+from localdurak.cli.net_words import net_reason
 from localdurak.cli.options import client_parent
 from localdurak.cli.profiles import claim_seat
 from localdurak.game.bots import BOT_LEVELS
 from localdurak.net.api import TableError
 from localdurak.net.client import Address, ClientSession, play_as_bot
 from localdurak.net.discovery import DiscoveryUnavailable, TableBrowser
-from localdurak.net.identity import IdentityError, load_or_create
+from localdurak.net.identity import IdentityError, load_or_create, normalize_fingerprint
 from localdurak.net.known_hosts import HostChanged
 
 
@@ -128,6 +129,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"localdurak join: {e}", file=sys.stderr)
         return 1
     name = ""
+    if args.fingerprint is not None:
+        try:
+            normalize_fingerprint(args.fingerprint)
+        except IdentityError as e:
+            print(f"localdurak join: {e}", file=sys.stderr)
+            return 2
     if args.address is not None:
         try:
             address = Address.parse(args.address, args.fingerprint)
@@ -169,7 +176,9 @@ def run(args: argparse.Namespace) -> int:
         print("localdurak join: " + pinning.changed_text(e), file=sys.stderr)
         return 1
     if args.bot:
-        player = args.name or f"Bot {random.randrange(1000)}"
+        from localdurak.cli.settings import clean_name
+
+        player = clean_name(args.name or "") or f"Bot {random.randrange(1000)}"
     else:
         from localdurak.cli import settings
 
@@ -194,12 +203,13 @@ async def _play_person(session: ClientSession, ascii_only: bool = False) -> int:
                 print("localdurak join: " + pinning.changed_text(moved), file=sys.stderr)
                 return 1
             if not e.pin_wanted:
-                print(f"localdurak join: {e.reason}", file=sys.stderr)
+                print(f"localdurak join: {net_reason(e.reason)}", file=sys.stderr)
                 return 1
             if not sys.stdin.isatty():
-                print(f"localdurak join: {e.reason}; give it with --pin", file=sys.stderr)
+                reason = net_reason(e.reason)
+                print(f"localdurak join: {reason}; give it with --pin", file=sys.stderr)
                 return 1
-            print(f"localdurak join: {e.reason}", file=sys.stderr)
+            print(f"localdurak join: {net_reason(e.reason)}", file=sys.stderr)
             pin = await asyncio.to_thread(getpass.getpass, "PIN: ")
             session = ClientSession(session.identity, session.name, session.address, pin=pin)
     await pinning.remember_named(session)
@@ -225,7 +235,7 @@ async def _play(identity: Any, name: str, address: Address, args: argparse.Names
             return 1
         # A script (join --bot) cannot be asked for the PIN: say how to give it.
         hint = "; give it with --pin" if e.pin_wanted else ""
-        print(f"localdurak join: {e.reason}{hint}", file=sys.stderr)
+        print(f"localdurak join: {net_reason(e.reason)}{hint}", file=sys.stderr)
         return 1
     await pinning.remember_named(session)
     _print(
@@ -260,7 +270,7 @@ async def _play(identity: Any, name: str, address: Address, args: argparse.Names
             return 0
         await running
     except TableError as e:
-        print(f"localdurak join: {e.reason}", file=sys.stderr)
+        print(f"localdurak join: {net_reason(e.reason)}", file=sys.stderr)
         return 1
     finally:
         stopping.cancel()

@@ -59,11 +59,7 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
     try:
-        if args.record == "-":
-            data: bytes = sys.stdin.buffer.read()
-        else:
-            with open(args.record, "rb") as f:
-                data = f.read()
+        data = record_file.read(args.record)
     except OSError as e:
         print(
             "localdurak replay: "

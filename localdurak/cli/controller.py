@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from localdurak.cli import table
 from localdurak.cli.i18n import _
+from localdurak.cli.net_words import net_sentence
 from localdurak.cli.table import TableUI
 from localdurak.cli.words import rule_refusal, waiting_for
 from localdurak.game.actions import Action, Do
@@ -190,7 +191,7 @@ class TableController:
         try:
             await command(self.session)
         except TableError as e:
-            self.show_message(e.reason[:1].upper() + e.reason[1:])
+            self.show_message(net_sentence(e.reason))
 
     def send(self, action: Action) -> None:
         """Send ``action`` to the table; a refusal shows its reason in the ▶ line."""
@@ -205,7 +206,7 @@ class TableController:
         except ActionRefused as e:
             # The rule's own sentence, in the player's language: neither the engine's words
             # ("seat 0 was caught or marked") nor the rule's id.
-            reason = rule_refusal(e.rule) or e.reason[:1].upper() + e.reason[1:]
+            reason = rule_refusal(e.rule) or net_sentence(e.reason)
             self.show_message(reason)
             return
         self.ui.marked.clear()
@@ -364,7 +365,7 @@ class TableController:
             try:
                 await s.async_next_game()
             except ActionRefused as e:
-                self.show_message(e.reason)
+                self.show_message(net_sentence(e.reason))
             self.ui = TableUI()
             self.shell.invalidate()
 

@@ -36,6 +36,7 @@ from prompt_toolkit.widgets import TextArea
 from localdurak.cli import settings
 from localdurak.cli.controller import Shell
 from localdurak.cli.i18n import _
+from localdurak.cli.net_words import net_reason, net_sentence
 from localdurak.cli.table import pad, wrap
 from localdurak.game.rules import (
     OPTION_NAMES,
@@ -140,7 +141,7 @@ class MdnsTables:
                     self._rows = [_row(t) for t in infos]
                     on_change()
         except OSError as e:  # DiscoveryUnavailable is an OSError: say why, keep the lobby
-            self.note = str(e)
+            self.note = net_sentence(str(e))
             self._rows = []
             on_change()
             await asyncio.Event().wait()
@@ -543,7 +544,7 @@ class Lobby:
         try:
             address = Address.parse(text)
         except ValueError as e:
-            self.message = _("Cannot join: {reason}").format(reason=e)
+            self.message = _("Cannot join: {reason}").format(reason=net_reason(str(e)))
             return False
         self.join(address, text)
         return False
@@ -599,7 +600,11 @@ class Lobby:
                     if e.pin_wanted:
                         self.ask_pin(address, label, _("Wrong PIN: try again.") if pin else "")
                         return
-                    self._say(_("Cannot join {name}: {reason}").format(name=label, reason=e.reason))
+                    self._say(
+                        _("Cannot join {name}: {reason}").format(
+                            name=label, reason=net_reason(e.reason)
+                        )
+                    )
                     return
                 await pinning.remember_named(session)
                 self.message = ""

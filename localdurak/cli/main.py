@@ -8,6 +8,7 @@ Exit status (cli.md): 0 success, 1 the thing failed, 2 bad usage or input.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 from collections.abc import Callable, Sequence
@@ -112,7 +113,19 @@ def early_language(argv: Sequence[str]) -> None:
     i18n.translate_argparse()
 
 
+def _tolerant_output() -> None:
+    """Text the output's encoding cannot hold (Russian help to an ASCII-only terminal or
+    PYTHONIOENCODING, a name that came in as undecodable bytes) is printed with "?" in its
+    place, not a UnicodeEncodeError traceback."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="replace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _tolerant_output()
     args_list = list(sys.argv[1:] if argv is None else argv)
     early_language(args_list)
     parser = build_parser(_only(args_list))

@@ -13,12 +13,14 @@ from pathlib import Path
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from localdurak.cli.i18n import _, ngettext
+from localdurak.cli.net_words import net_reason
 from localdurak.cli.table import pad
 from localdurak.cli.words import rules_summary
 from localdurak.net.api import SeatKind, TableError, TableSession
 from localdurak.net.client import Address, ClientSession
 from localdurak.net.discovery import lan_addresses
 from localdurak.net.host import HostOptions, TableHost, resume_table
+from localdurak.net.host_bots import share_checks
 from localdurak.net.identity import Identity
 
 
@@ -82,11 +84,13 @@ async def sit_at_own_table(identity: Identity, hosting: Hosting, player: str) ->
         Address("127.0.0.1", hosting.port, identity.fingerprint),
         pin=hosting.pin,
     )
+    # The same process: the seat checks no proof the host has checked (and the other way).
+    session.on_game = lambda g: share_checks(hosting.host.game, g)
     try:
         await join_table(session)
     except TableError as e:
         await hosting.close()
-        raise ConnectionError(e.reason) from None
+        raise ConnectionError(net_reason(e.reason)) from None
     return session
 
 

@@ -4,9 +4,27 @@ the live game's journal (JSON Lines, records.md journal), both read by `audit` a
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 from localdurak.protocol.records import JOURNAL_FORMAT, RecordError, read_journal
+
+MAX_BYTES = 64 << 20
+"""More than any game's record or journal (a 52-card game at six seats is a few MB): a bigger
+file (or /dev/zero) is refused before it fills the memory."""
+
+
+def read(path: str) -> bytes:
+    """The bytes of the record at ``path`` (``-``: standard input); an `OSError` with the
+    reason (``strerror``) when unreadable or too large to be a record."""
+    if path == "-":
+        data = sys.stdin.buffer.read(MAX_BYTES + 1)
+    else:
+        with open(path, "rb") as f:
+            data = f.read(MAX_BYTES + 1)
+    if len(data) > MAX_BYTES:
+        raise OSError(0, f"larger than {MAX_BYTES >> 20} MB: not a game record")
+    return data
 
 
 def is_journal(data: bytes) -> bool:
@@ -38,4 +56,4 @@ def load(data: bytes, *, need: str = "deck") -> Any:
     return json.loads(data.decode("utf-8"))
 
 
-__all__ = ["RecordError", "is_journal", "load"]
+__all__ = ["MAX_BYTES", "RecordError", "is_journal", "load", "read"]

@@ -223,8 +223,12 @@ def bout(
     *,
     ascii_only: bool = False,
     on_click: Click | None = None,
+    width: int = 78,
 ) -> StyleAndTextTuples:
-    """The bout as attack/cover pairs; numbers under them when a table card is being picked."""
+    """The bout as attack/cover pairs; numbers under them when a table card is being picked.
+    "attack cards 3 of 6" goes at the right of the covers when it fits in ``width``, else on
+    the row below (free unless a card is being picked), else as "3/6": never cut (60×20,
+    Russian: "карт в ходе 3" lost its "из 6")."""
     label = pad("  " + _("Bout:"), 9)
     out: StyleAndTextTuples = [("class:label", label)]
     picking = ui.focus_table or ui.challenge
@@ -261,8 +265,16 @@ def bout(
         elif ui.focus_table:
             numbers.append(("class:number", pad(f" {i + 1}", CELL + 1)))
     limit = _("attack cards {n} of {m}").format(n=len(view.table), m=view.limit)
-    used = 10 + (CELL + 1) * len(view.table)
-    cover_row.append(("class:label", " " * max(2, 46 - used) + limit))
+    used = 9 + (CELL + 1) * len(view.table)  # the cover row's cells so far
+    room = width - used
+    if get_cwidth(limit) + 2 <= room:
+        # At column 45 as on an 80-column screen; further left when the screen is narrower.
+        gap = max(2, min(45 - used, room - get_cwidth(limit)))
+        cover_row.append(("class:label", " " * gap + limit))
+    elif not picking and get_cwidth(limit) <= width - 9:
+        numbers.append(("class:label", " " * (width - 9 - get_cwidth(limit)) + limit))
+    else:
+        cover_row.append(("class:label", "  " + f"{len(view.table)}/{view.limit}"))
     return [*out, ("", "\n"), *cover_row, ("", "\n"), *numbers, ("", "\n")]
 
 
@@ -448,11 +460,13 @@ def key_line(
     *,
     owner: bool = False,
     lobby: bool = False,
+    closed: bool = False,
 ) -> StyleAndTextTuples:
     """The keys that matter now, in one line; when it is too narrow the least needed go
     first (`?` and `q` always stay).  ``owner``: the host's own player before the first deal,
     who may seat bots and free their seats; ``lobby``: a network table's lobby, where every
-    player says ready with `r`."""
+    player says ready with `r`; ``closed``: the table closed (its series is over): no next
+    game to offer."""
     # (key, word, priority: lower stays longer)
     keys: list[tuple[str, str, int]]
     if view is None:  # before the first deal (a network table's lobby): nothing to play yet
@@ -462,7 +476,9 @@ def key_line(
         if owner:
             keys = [("b", _("add a bot"), 1), ("x", _("remove a bot"), 2), *keys]
     elif view.result is not None:
-        keys = [("n", _("next game"), 0), ("q", _("leave"), 0), ("?", _("help"), 1)]
+        keys = [("q", _("leave"), 0), ("?", _("help"), 1)]
+        if not closed:
+            keys = [("n", _("next game"), 0), *keys]
     else:
         # The keys for what you may do now stay longest (60×20: "t take" while you defend).
         may = {a.do for a in view.legal}

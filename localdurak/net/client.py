@@ -87,6 +87,7 @@ from localdurak.protocol.messages import (
     TableState,
 )
 from localdurak.protocol.privacy.audit import audit as audit_record
+from localdurak.protocol.privacy.group import GROUP
 from localdurak.protocol.privacy.record import transcript_to_dict
 from localdurak.protocol.table.common import GAME_STEPS, Signed
 from localdurak.protocol.table.seat import SeatGame
@@ -203,11 +204,9 @@ class ClientSession(SessionPort, SessionSaved):
                             # replay it.  The audit of the record names whoever did it.
                             self._finish(f"{BROKEN_TEXT}: {e}")
                             return
-                        if (
-                            self.game is not None
-                            and self.game.hand_decoded()
-                            and self.game.result() is None
-                        ):
+                        if self.game is not None and self.game.result() is None:
+                            # Shuffle stages wait for a quiet moment too (they are checked
+                            # together when several came meanwhile: `verify_ahead`).
                             self._ahead = self.game.unverified_waiting()
                         if self.closed:
                             return
@@ -425,6 +424,8 @@ class ClientSession(SessionPort, SessionSaved):
             if self.game is not None and self.game.game_id == m.game:
                 return []
             self.game = SeatGame(m, self.my_seat, self.identity, os.urandom)
+            if self.on_game is not None:
+                self.on_game(self.game)
             self.cheat = None
             self.aborted = None
             self._unchecked = []
@@ -433,7 +434,8 @@ class ClientSession(SessionPort, SessionSaved):
             self._audit = AuditVerdict(AuditStatus.PENDING)
             self._events = [TableEvent(EventKind.GAME_STARTED, game=m.number + 1)]
             if self.trace is not None:
-                self.trace({"event": "started", "t": time.monotonic(), "cpu": time.process_time()})
+                cpu, mul = time.process_time(), GROUP.counts["mul"]
+                self.trace({"event": "started", "t": time.monotonic(), "cpu": cpu, "mul": mul})
             return self.game.start()
         if isinstance(m, PrivacyEvent):
             if self.game is None or m.game != self.game.game_id or self.cheat is not None:
@@ -524,7 +526,8 @@ class ClientSession(SessionPort, SessionSaved):
         now = time.monotonic()
         if self._traced_deal != m.game and self.game.hand_decoded():
             self._traced_deal = m.game
-            self.trace({"event": "dealt", "t": now, "cpu": time.process_time()})
+            cpu, mul = time.process_time(), GROUP.counts["mul"]
+            self.trace({"event": "dealt", "t": now, "cpu": cpu, "mul": mul})
         if m.step in ("play", "act"):
             self.trace({"event": "applied", "seq": m.seq, "t": now, "t0": t0})
         waiting = len(self.game.player.t.deferred_plays)

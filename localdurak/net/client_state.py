@@ -163,6 +163,9 @@ class SessionState:
         self._step_of_id: dict[int, int] = {}
         self._resume_id: int | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self.on_game: Callable[[SeatGame], None] | None = None
+        """Called with each new game's seat (the host's own player shares the host's checks:
+        `host_bots.share_checks`)."""
         self.trace: Callable[[dict[str, Any]], None] | None = None
         """Timing lines for benchmarks/net.py (``LOCALDURAK_TRACE=1``)."""
         self._traced_deal: bytes | None = None

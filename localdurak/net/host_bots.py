@@ -29,6 +29,7 @@ from localdurak.protocol.table.seat import SNAPSHOT_CLASSES, SeatGame
 
 if TYPE_CHECKING:
     from localdurak.net.peer import SeatSlot
+    from localdurak.protocol.table.host import HostGame
 
 log = logging.getLogger("localdurak.net.host")
 
@@ -99,6 +100,17 @@ class BotSeat:
         pass
 
 
+def share_checks(host: HostGame | None, seat: SeatGame) -> None:
+    """A seat played in the host's process (a host bot, the host's own player) checks no proof
+    the host has checked, nor the host one it has: the same machine, the same relayed values
+    (docs/privacy.md, "Who checks").  Without it the host's laptop checked every shuffle
+    stage once for itself and again for each of its seats."""
+    if host is None or host.started.game != seat.game_id:
+        return
+    seat.player.t.verified = host.privacy.t.verified
+    seat.player.t.shuffles_verified = host.privacy.t.shuffles_verified
+
+
 Post = Callable[[int, Privacy], None]
 """How a bot's command reaches the host's inbox (its seat, the command)."""
 
@@ -117,17 +129,31 @@ class HostBots:
         rng: random.Random,
         delay: float,
         on_save_error: Callable[[OSError], None] | None = None,
+        share: Callable[[SeatGame], None] | None = None,
     ) -> None:
         self._seats = seats
+        self._share = share
         self._save_error = on_save_error
         self._post = post
         self._wake = wake
         self.rng = rng
         self.delay = delay
         self._wait: asyncio.TimerHandle | None = None
+        self._decoded: set[tuple[bytes, int]] = set()
 
     def bots(self) -> list[tuple[int, BotSeat]]:
         return [(s, slot.bot) for s, slot in enumerate(self._seats()) if slot.bot is not None]
+
+    def newly_decoded(self) -> list[int]:
+        """The seats of the bots whose hands of this game decoded since the last call (the
+        timing lines of benchmarks/net.py)."""
+        out = []
+        for s, bot in self.bots():
+            g = bot.game
+            if g is not None and (g.game_id, s) not in self._decoded and g.hand_decoded():
+                self._decoded.add((g.game_id, s))
+                out.append(s)
+        return out
 
     def feed_all(self, event: GameStarted | PrivacyEvent) -> None:
         for s, bot in self.bots():
@@ -141,6 +167,8 @@ class HostBots:
         try:
             if isinstance(event, GameStarted):
                 bot.game = SeatGame(event, s, bot.key, os.urandom)
+                if self._share is not None:
+                    self._share(bot.game)
                 bot.pending = []
                 out = bot.game.start()
             elif bot.game is not None and event.game == bot.game.game_id:

@@ -20,7 +20,7 @@ from typing import Any
 from localdurak.game.actions import GameResult
 from localdurak.game.rules import Rules
 from localdurak.net.discovery import Advertiser, TableAd, TableStatus
-from localdurak.net.host_bots import HostBots
+from localdurak.net.host_bots import HostBots, share_checks
 from localdurak.net.identity import Identity
 from localdurak.net.peer import Peer, SeatSlot
 from localdurak.net.table_store import (
@@ -46,6 +46,7 @@ from localdurak.protocol.messages import (
     SeatKind,
     TableState,
 )
+from localdurak.protocol.privacy.group import GROUP
 from localdurak.protocol.table.host import HostGame
 
 log = logging.getLogger("localdurak.net.host")
@@ -302,6 +303,7 @@ class HostCore:
             self.rng,
             options.bot_delay,
             on_save_error=lambda e: self.store.failed(e),
+            share=lambda seat: share_checks(self.game, seat),
         )
         self._ending: Ending | None = None
         """How the game ends, from its result or forfeit until its record is written."""
@@ -379,6 +381,12 @@ class HostCore:
             self._trace(event, stamp)
         if isinstance(event, GameStarted | PrivacyEvent):
             self.bots.feed_all(event)
+            if self.trace:
+                for seat in self.bots.newly_decoded():
+                    t, cpu, mul = time.monotonic(), time.process_time(), GROUP.counts["mul"]
+                    self.on_event(
+                        {"event": "bot_dealt", "seat": seat, "t": t, "cpu": cpu, "mul": mul}
+                    )
         elif (
             isinstance(event, GameOver)
             and (event.forfeit is not None or event.aborted is not None)
@@ -393,12 +401,15 @@ class HostCore:
         peers = sum(1 for s in self.seats if s.peer is not None and s.peer.synced)
         self.bytes_out += size * peers
         if isinstance(event, GameStarted):
-            cpu = time.process_time()
-            self.on_event({"event": "trace_start", "seq": event.seq, "t": now, "cpu": cpu})
-        elif isinstance(event, PrivacyEvent):
-            cpu = time.process_time()
+            cpu, mul = time.process_time(), GROUP.counts["mul"]
             self.on_event(
-                {"event": "step", "seq": event.seq, "step": event.step, "t": now, "cpu": cpu}
+                {"event": "trace_start", "seq": event.seq, "t": now, "cpu": cpu, "mul": mul}
+            )
+        elif isinstance(event, PrivacyEvent):
+            cpu, mul = time.process_time(), GROUP.counts["mul"]
+            self.on_event(
+                {"event": "step", "seq": event.seq, "step": event.step, "t": now}
+                | {"cpu": cpu, "mul": mul}
             )
             if event.step in ("play", "act"):
                 self.on_event({"event": "relay", "seq": event.seq, "seat": event.seat, "t": now})

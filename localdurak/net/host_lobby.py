@@ -14,6 +14,7 @@ from localdurak.net.host_core import (
 )
 from localdurak.net.peer import SeatSlot
 from localdurak.protocol.messages import (
+    REPLACED,
     AddBot,
     Auth,
     RemoveBot,
@@ -45,9 +46,7 @@ class HostLobby(HostCore):
                 # The same device again while its old connection lingers: the new one wins.
                 old = slot.peer
                 slot.peer = None
-                asyncio.get_running_loop().create_task(
-                    old.channel.close(reason="you connected again")
-                )
+                asyncio.get_running_loop().create_task(old.channel.close(reason=REPLACED))
             return s
         s = rules.new_seat(self.seats, auth.key, self.state)
         slot = self.seats[s]

@@ -317,6 +317,8 @@ async def connect(
         raise ConnectionClosed(f"TLS with {host}:{port} failed: {e.reason or e}") from None
     except OSError as e:
         raise ConnectionClosed(f"cannot connect to {host}:{port}: {e.strerror or e}") from None
+    except ValueError as e:  # a host name the resolver refuses (a label over 63 letters)
+        raise ConnectionClosed(f"cannot connect to {host[:80]}:{port}: {e}") from None
     ssl_object = writer.get_extra_info("ssl_object")
     der = ssl_object.getpeercert(binary_form=True) if ssl_object is not None else None
     if not der:

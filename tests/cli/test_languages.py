@@ -236,6 +236,8 @@ async def _screen(
     lobby: Lobby | None = None,
     keys: str = "",
     hosting: object = None,
+    rows: int = 24,
+    columns: int = 80,
 ) -> str:
     """The 80×24 screen of a client (after ``keys``), as text."""
     with create_pipe_input() as pipe:
@@ -244,7 +246,7 @@ async def _screen(
             lobby=lobby,
             hosting=hosting,  # type: ignore[arg-type]
             input=pipe,
-            output=FixedOutput(),
+            output=FixedOutput(rows=rows, columns=columns),
         )
         running = asyncio.get_running_loop().create_task(app.run_async())
         await rendered(app.application)
@@ -254,7 +256,7 @@ async def _screen(
         app.application.exit(result=0)
         await asyncio.wait_for(running, 5)
     for line in text.splitlines():
-        assert width(line) <= 80
+        assert width(line) <= columns
     return text
 
 
@@ -278,6 +280,45 @@ async def test_golden_table_screen(code: str) -> None:
         assert word in keys, f"{word!r} missing from {keys!r}"
     assert _("Trump") in text and _("Bout:") in text
     check_golden(golden_name("table", code), text)
+
+
+@pytest.mark.parametrize("code", ["en", *LANGUAGES])
+async def test_small_table_screen_cuts_nothing_you_need(code: str) -> None:
+    """60×20 (ui.md: below 80×24 the ▶ line and the keys for what you may do now come
+    first): the ▶ line whole, the defender's keys, and the bout's "attack cards 3 of 5"
+    whole (Russian lost "из 5")."""
+    i18n.set_language(code)
+    session = defending_state()
+    text = await _screen(session, rows=20, columns=60)
+    view = session.view
+    assert view is not None and len(text.splitlines()) == 20
+    want = status_text(view, session.names)
+    assert "▶ " + want in status_line(text), f"{want!r} cut: {status_line(text)!r}"
+    keys = text.splitlines()[-2]
+    for word in (_("take"), _("play"), _("help"), _("quit")):
+        assert word in keys, f"{word!r} missing from {keys!r}"
+    limit = _("attack cards {n} of {m}").format(n=len(view.table), m=view.limit)
+    assert limit in text, f"{limit!r} cut"
+    check_golden(golden_name("table60x20", code), text)
+
+
+@pytest.mark.parametrize(
+    ("columns", "picking"), [(78, False), (58, False), (30, False), (40, True)]
+)
+def test_the_bout_limit_moves_rather_than_being_cut(columns: int, picking: bool) -> None:
+    from localdurak.cli.table import TableUI, bout
+
+    i18n.set_language("ru")
+    view = defending_state().view
+    assert view is not None
+    ui = TableUI(focus_table=picking)  # picking a table card: the row below holds numbers
+    rows = "".join(t[1] for t in bout(view, ui, width=columns)).split("\n")
+    assert all(width(row) <= columns for row in rows), rows
+    whole = _("attack cards {n} of {m}").format(n=len(view.table), m=view.limit)
+    if picking:
+        assert rows[1].endswith(f"  {len(view.table)}/{view.limit}"), rows
+    else:
+        assert any(whole in row for row in rows), rows
 
 
 HELP_HINTS = [

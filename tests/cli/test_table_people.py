@@ -293,3 +293,29 @@ async def test_the_host_form_has_a_table_name(pipe: PipeInput) -> None:
     assert app.screen == "host" and "Kitchen" in text
     assert lobby.form.table_name == "Kitchen"
     task.cancel()
+
+
+# --- the game-over screen of a network table ---------------------------------------------
+
+
+async def test_game_over_before_the_audit_and_at_a_closed_table(pipe: PipeInput) -> None:
+    """Seen playing over the network: "Score after 0 games" over an empty line while the
+    host audits the game (the series counts it after), and "n next game" offered once the
+    table closed (a series of one game is over)."""
+    from localdurak.net.api import AuditStatus, AuditVerdict, ConnectionState
+
+    session = state(lambda g: g.result is not None)
+    session.audit = AuditVerdict(AuditStatus.PENDING)  # the series is not counted yet
+    app = DurakApp(session=session, input=pipe, output=FixedOutput())
+    task = await start(app)
+    text = await rendered(app.application)
+    assert "The score comes once the game is audited." in text
+    assert "Score after 0 games" not in text
+    assert "n next game" in text  # the table is still open
+    session.connection = ConnectionState.CLOSED
+    app.application.invalidate()
+    text = await rendered(app.application)
+    assert "The table is closed. q to leave." in text
+    assert "next game" not in text and "q leave" in text
+    pipe.send_text("q")
+    assert await asyncio.wait_for(task, 10) == 0

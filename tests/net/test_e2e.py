@@ -272,7 +272,8 @@ def test_a_script_without_the_pin_is_told_to_give_it(tmp_path: Path, procs: list
         if "--pin" in "".join(p.stderr):
             break
         time.sleep(0.05)
-    assert "needs a PIN" in "".join(p.stderr) and "--pin" in "".join(p.stderr)
+    # The host's refusal in the player's words (cli/net_words.py): the table asks for a PIN.
+    assert "asks for a PIN" in "".join(p.stderr) and "--pin" in "".join(p.stderr)
     bot = join(tmp_path, procs, listening, "bob", "--pin", "4821")
     assert h.event("seated")["name"] == "bob"
     bot.kill()

@@ -203,3 +203,58 @@ def test_a_bad_profile_name_is_a_usage_error(bad: str, tmp_path: Path) -> None:
     assert r.returncode == 2, r
     assert "profile" in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "profiles").exists()
+
+
+def _in_a_terminal(argv: list[str], env: dict[str, str], timeout: float = 30) -> tuple[int, str]:
+    """Run ``argv`` on a pseudo-terminal of its own (the person's commands need one); its
+    exit status and what it wrote.  A command that starts its screen instead of ending is
+    killed at ``timeout`` (and the caller's assertion fails)."""
+    import os
+    import pty
+    import select
+
+    master, slave = pty.openpty()
+    p = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=REPO)
+    os.close(slave)
+    out = b""
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.2)
+            if ready:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:  # the other side closed: the process ended
+                    chunk = b""
+                out += chunk
+                if not chunk and p.poll() is not None:
+                    break
+            elif p.poll() is not None:
+                break
+        if p.poll() is None:
+            p.kill()
+        return p.wait(10), out.decode("utf-8", "replace")
+    finally:
+        os.close(master)
+
+
+def test_a_person_s_join_and_host_are_refused_while_the_identity_plays(
+    tmp_path: Path, procs: list[Proc]
+) -> None:
+    h = host(tmp_path, procs, "--seats", "2")
+    listening = h.event("listening")
+    home = tmp_path / "laptop"
+    first = bot(procs, home, listening, "first")
+    first.event("joined")
+    env = env_for(home, LOCALDURAK_NO_MDNS="1", LANG="C.UTF-8")
+    address = f"127.0.0.1:{listening['port']}"
+    for argv in (
+        localdurak("join", "--address", address, "--name", "Anna"),
+        localdurak("host", "--port", "0", "--no-advertise", "--player", "Anna"),
+    ):
+        code, out = _in_a_terminal(argv, env)
+        assert code == 1, out
+        assert f"process {first.p.pid}" in out and "--profile NAME" in out, out
+        assert "Traceback" not in out
+    assert first.p.poll() is None
+    assert seated(h) == [0]

@@ -320,8 +320,12 @@ def test_the_host_verifies_deferred_strips_a_step_at_a_time() -> None:
     h = g.host
     assert h.idle_work
     before = h.privacy.pending
+    # The relayed shuffle stages first, checked as one step (one combination of the three);
+    # then the strips, one a step.
     assert h.verify_idle(limit=1) is None
-    assert h.privacy.pending == before - 1
+    assert h.privacy.pending == before - 3
+    assert h.verify_idle(limit=1) is None
+    assert h.privacy.pending == before - 4
     assert h.verify_idle() is None
     assert not h.idle_work
 

@@ -22,7 +22,12 @@ from localdurak.protocol.privacy.cardpoints import CARD_POINTS
 from localdurak.protocol.privacy.group import GROUP, T2, Point, Scalar
 from localdurak.protocol.privacy.messages import Message, Seed, Shuffle, Strip
 from localdurak.protocol.privacy.proofs import Context
-from localdurak.protocol.privacy.shuffle import proof_size, shuffle_prove, shuffle_verify
+from localdurak.protocol.privacy.shuffle import (
+    proof_size,
+    shuffle_prove,
+    shuffle_verify,
+    shuffle_verify_many,
+)
 from tests.support.privacy_play import table
 from tests.support.privacy_sim import MemoryTable, resign_stage, unwire
 
@@ -54,6 +59,35 @@ def test_the_proof_of_a_later_stage_over_an_earlier_one_verifies() -> None:
     _, _, _, first, _ = stage(36, seed=3)
     k, y, ins, outs, perm = stage(36, seed=4, inputs=first)
     assert shuffle_verify(y, ins, outs, shuffle_prove(RNG, k, y, ins, outs, perm, CTX), CTX)
+
+
+def test_consecutive_stages_checked_together_pass_only_if_each_passes() -> None:
+    # Three consecutive stages (each the input of the next), as the seats and the host check
+    # the stages that waited together: one combination, the shared decks merged.
+    decks: list[list[Point]] = [list(CARD_POINTS[:24])]
+    stages = []
+    for j in range(3):
+        k, y, ins, outs, perm = stage(24, seed=20 + j, inputs=decks[-1])
+        ctx = Context(CTX.game_id, j, f"shuffle/{j}")
+        stages.append((y, ins, outs, shuffle_prove(RNG, k, y, ins, outs, perm, ctx), ctx))
+        decks.append(outs)
+    assert shuffle_verify_many([]) and shuffle_verify_many(stages)
+    before = GROUP.counts["mul"]
+    assert shuffle_verify_many(stages)
+    # 3·(2N + 4) + 4·N + 1 multiplications, not 3·(4N + 4).
+    assert GROUP.counts["mul"] - before == 3 * (2 * 24 + 4) + 4 * 24 + 1 < 3 * (4 * 24 + 4)
+    # One stage's proof moved to another stage, a slot copied, two proofs swapped: the
+    # combination fails (and each stage alone says which).
+    y1, ins1, outs1, proof1, ctx1 = stages[1]
+    bad_slot = [*outs1[:3], GROUP.mul(GROUP.scalar_reduce(b"\x09" * 64), outs1[7]), *outs1[4:]]
+    for bad in (
+        [stages[0], (y1, ins1, outs1, proof1, stages[2][4]), stages[2]],
+        [stages[0], (y1, ins1, bad_slot, proof1, ctx1), stages[2]],
+        [stages[0], (*stages[1][:3], stages[2][3], ctx1), (*stages[2][:3], proof1, stages[2][4])],
+    ):
+        assert not shuffle_verify_many(bad)
+        assert [shuffle_verify(*st) for st in bad].count(False) >= 1
+        assert shuffle_verify(*bad[0])
 
 
 def best_effort_proof(k: Scalar, y: Point, ins: list[Point], outs: list[Point]) -> bytes:

@@ -101,6 +101,16 @@ class Player:
     def next_event(self) -> Event | None:
         return self._events.popleft() if self._events else None
 
+    def shuffles_waiting(self) -> bool:
+        """Whether shuffle stages wait for their check (`verify_shuffles`, at a quiet moment
+        of a caller that receives with ``defer``)."""
+        return bool(self.t.unverified_shuffles())
+
+    def verify_shuffles(self) -> None:
+        """Check every shuffle stage that waits, as one combination; `Cheated` names the
+        first bad stage's shuffler."""
+        self.t.verify_shuffles()
+
     def cards(self) -> list[Card]:
         """Every card in our hand: dealt and drawn (decoded or face-up) and taken."""
         taken = [c for c, s in self.t.taken.items() if s == self.seat]
@@ -233,9 +243,17 @@ class Player:
                 )
         # The stage before ours: we prove our own stage first and check this one after sending
         # it (`verify_shuffles`), so the checks of stage j overlap the making of stage j+1.
+        # ``defer`` (a caller that checks at quiet moments, `Player.shuffles_waiting`): every
+        # stage waits for one, or for the step that needs it checked (our own stage needs
+        # every earlier one but the last, our seed all of them); stages that waited together
+        # are checked as one combination (`Transcript.verify_shuffles`).
         next_ours = isinstance(msg, Shuffle) and msg.seat == self.seat - 1
         chunk = self.t.accept(
-            msg, verify=not own, signed=signed, defer=defer, defer_shuffle=next_ours
+            msg,
+            verify=not own,
+            signed=signed,
+            defer=defer,
+            defer_shuffle=next_ours or (defer and isinstance(msg, Shuffle)),
         )
         out: list[Message] = []
         if isinstance(msg, Nonce):
@@ -250,8 +268,10 @@ class Player:
                 out.append(self._shuffle(self.t.deck_points))
         elif isinstance(msg, Shuffle):
             if next_ours:
+                # Every stage before the one we shuffle, checked before we take this step.
+                self.t.verify_shuffles(upto=msg.seat)
                 out.append(self._shuffle(msg.deck))
-            else:
+            elif not defer:
                 self.t.verify_shuffles()  # the stage we deferred, and this one
             if self.t.shuffled is not None:
                 # Step 2b: every stage is fixed and proven, our seed may be known now.
@@ -549,7 +569,11 @@ class Host:
             chunk, d = self._pending.pop(0)
             try:
                 if chunk is None:
-                    t.verify_shuffle(d)  # its proof; it validates every point of the stage
+                    # Its proof (which validates every point of the stage), with every other
+                    # stage relayed meanwhile, as one combination (`verify_shuffles`).
+                    while self._pending and self._pending[0][0] is None:
+                        self._pending.pop(0)
+                    t.verify_shuffles()
                 else:
                     t.verify_stage(chunk, d)
                     if (

@@ -48,7 +48,7 @@ from .proofs import (
     schnorr_verify,
 )
 from .schedule import JAPANESE_TRUMP, PUBLIC, Chunk, Schedule, ScheduleError, Setup
-from .shuffle import shuffle_verify
+from .shuffle import shuffle_verify, shuffle_verify_many
 
 NONCE_BYTES = 32
 SEED_BYTES = 32
@@ -445,9 +445,27 @@ class Transcript:
     def unverified_shuffles(self) -> list[int]:
         return [j for j in range(len(self.decks)) if j not in self.shuffles_verified]
 
-    def verify_shuffles(self) -> None:
-        """Check every stage not checked yet, in order (the first bad one is named)."""
-        for j in self.unverified_shuffles():
+    def verify_shuffles(self, upto: int | None = None) -> None:
+        """Check every stage not checked yet (below ``upto``, if given), in order (the first
+        bad one is named).  Several at once are checked as one combination
+        (`shuffle_verify_many`: consecutive stages share a deck, about a fifth fewer
+        multiplications); only if it fails is each checked alone, to name the first bad."""
+        todo = [j for j in self.unverified_shuffles() if upto is None or j < upto]
+        if len(todo) > 1 and shuffle_verify_many(
+            [
+                (
+                    self.key_of(j),
+                    self.decks[j - 1] if j else self.deck_points,
+                    self.decks[j],
+                    self.shuffle_proofs[j],
+                    self.shuffle_ctx(j),
+                )
+                for j in todo
+            ]
+        ):
+            self.shuffles_verified.update(todo)
+            return
+        for j in todo:
             self.verify_shuffle(j)
 
     def _seed(self, msg: Seed) -> None:

@@ -280,19 +280,30 @@ class SeatGame:
         return signed
 
     def unverified_waiting(self) -> bool:
-        """Whether a card proof or a strip of a dealt chunk waits for `verify_ahead`."""
+        """Whether a shuffle stage, a card proof or a strip of a dealt chunk waits for
+        `verify_ahead` (before our hand is decoded only shuffle stages do: nothing else
+        competes with the deal)."""
         t = self.player.t
+        if self.player.shuffles_waiting():
+            return True
+        if not self.hand_decoded():
+            return False
         return bool(t.deferred_plays) or t.next_unverified() is not None
 
     def verify_ahead(self) -> bool:
-        """Verify, while the table is quiet, one card proof `receive` deferred, or else one
+        """Verify, while the table is quiet, the shuffle stages `receive` deferred (all that
+        wait, as one combination), or else one card proof it deferred, or else one
         strip of a dealt chunk that nobody has checked here yet (another seat's hand,
         usually): a play from it then costs one proof instead of its whole chain.  Returns
         whether more wait.  Raises `IllegalMove` naming the seat whose proof or strip is
         wrong, as `receive` would have at the play."""
         t = self.player.t
         try:
-            if t.deferred_plays:
+            if self.player.shuffles_waiting():
+                self.player.verify_shuffles()  # every waiting stage, as one combination
+            elif not self.hand_decoded():
+                return False
+            elif t.deferred_plays:
                 t.verify_deferred(limit=1)
             else:
                 item = t.next_unverified()
