@@ -235,11 +235,14 @@ def test_a_signed_play_of_a_card_the_seat_was_not_dealt_is_refused_by_host_and_s
     real = own[0]
     witness = next(p for p in g.seats if p.seat != att.seat)
     assert witness.game is not None
-    # A card the witness cannot tell is elsewhere (not its own, not the turned trump): only
-    # the card's proof can catch it.
+    # A card the witness cannot tell is elsewhere (not its own, not the turned trump, not one
+    # the attacker said "not me" for, R-F1): only the card's proof can catch it.
     assert witness.game.stock_count and witness.game.trump_card is not None
     known = [*own, *witness.game.hand(witness.seat), witness.game.trump_card]
-    fake = next(c for c in deck_cards(24) if c not in known)
+    t = witness.player.t
+    fake = next(
+        c for c in deck_cards(24) if c not in known and not t.claimed_not_to_hold(att.seat, c)
+    )
     play = att.player.play(real, {"seat": att.seat, "do": "attack", "cards": [str(fake)]})
     forged = dataclasses.replace(play, card=int(fake))
     att.player._sent[-1] = forged
