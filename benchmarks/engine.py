@@ -1,6 +1,7 @@
 """How fast the rules engine plays: full games and actions per second.
 
     python benchmarks/engine.py [--seconds S] [--seed N] [--json]
+    python benchmarks/engine.py --compare REF [--seconds S] [--rounds R] [--json]
 
 Part 1, random legal play, 36 cards, podkidnoy and perevodnoy, 2, 4 and 6 players.  Each step
 lists the legal actions of every seat (Durak is not turn-based, so a driver must ask every
@@ -33,6 +34,18 @@ Each measurement runs whole games until its time share is used (50 CPU seconds i
 default, about a minute with the set-up).  Time is this process's CPU time
 (`time.process_time`), so that other programs sharing the machine slow neither side's
 figures; the comparison runs interleaved in ten rounds as well.
+
+``--compare REF``: our engine before and after, side by side from one run.  REF (a commit,
+a branch) is checked out into a temporary git worktree; two worker processes, one importing
+``localdurak`` from REF and one from this tree, play the scenarios above (random play, each
+variant and seat count; the first listed option, 2 players) with this script's own code: the
+same games (game i of a scenario is seeded by the seed, the scenario and i) in both, chunk by
+chunk, in rounds whose order alternates (before, after / after, before), CPU time of the
+worker.  The same games must take the same number of actions in both (the engine's behaviour
+did not change); a difference is reported.  Printed: actions per second before and after, and
+after / before: over all rounds, the median of the rounds' ratios (the figure to read on a
+busy machine: a round that a burst of other work hit does not move it), and the lowest and
+highest round.
 """
 
 from __future__ import annotations
@@ -40,10 +53,14 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import statistics
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+
+import compare
 
 from localdurak.game.cards import Card, Suit, deck_cards
 from localdurak.game.engine import Game
@@ -151,12 +168,141 @@ def combine(ms: list[dict[str, float]]) -> dict[str, float]:
     }
 
 
+# --- before and after (--compare) ---------------------------------------------------------
+
+SCENARIOS = [f"random-{variant.value}-{seats}" for variant, seats in CONFIGS] + ["first-option-2"]
+
+
+def scenario_games(scenario: str, seed: int, start: int, games: int) -> Callable[[], int]:
+    """Games ``start`` .. ``start + games - 1`` of ``scenario``, one per call, each seeded by
+    ``seed``, the scenario and its number (so both engines of a comparison play the same)."""
+    numbers = iter(range(start, start + games))
+    if scenario == "first-option-2":
+        decks = []
+        for i in range(start, start + games):
+            d = list(deck_cards(36))
+            random.Random(f"{seed}-{scenario}-{i}").shuffle(d)
+            decks.append(d)
+        it = iter(decks)
+        return lambda: first_option_game(next(it), 1)
+    _, variant, seats = scenario.split("-")
+    rules = Rules(variant=Variant(variant))
+    n = int(seats)
+    return lambda: random_game(rules, n, random.Random(f"{seed}-{scenario}-{next(numbers)}"))
+
+
+def work(request: dict[str, Any]) -> dict[str, Any]:
+    """The worker's answer to one request: play the games, count actions and CPU time."""
+    play = scenario_games(request["scenario"], request["seed"], request["start"], request["games"])
+    counts = []
+    start = time.process_time()
+    for _ in range(request["games"]):
+        counts.append(play())
+    return {"cpu": time.process_time() - start, "counts": counts}
+
+
+def run_compare(ref: str, seconds: float, rounds: int, seed: int) -> dict[str, Any]:
+    """Before (``ref``) and after (this tree), interleaved; the figures per scenario."""
+    script = Path(__file__).resolve()
+    chunk = seconds / 2 / len(SCENARIOS) / rounds  # CPU seconds per chunk, per tree
+    with compare.checkout(ref) as tree:
+        before = compare.Worker(script, tree)
+        after = compare.Worker(script, compare.ROOT)
+        try:
+            sizes = {}
+            for sc in SCENARIOS:  # how many games make a chunk (game numbers not used later)
+                probe = after.ask(scenario=sc, seed=seed, start=-8, games=8)
+                sizes[sc] = max(1, round(chunk / (probe["cpu"] / 8)))
+            totals = {sc: {"before": [0, 0.0], "after": [0, 0.0]} for sc in SCENARIOS}
+            per_round: dict[str, list[float]] = {sc: [] for sc in SCENARIOS}
+            differ: dict[str, int] = {sc: 0 for sc in SCENARIOS}
+            for r in range(rounds):
+                for k, sc in enumerate(SCENARIOS):
+                    order = [("before", before), ("after", after)]
+                    if (r + k) % 2:
+                        order.reverse()
+                    got = {}
+                    for name, worker in order:
+                        got[name] = worker.ask(
+                            scenario=sc, seed=seed, start=r * sizes[sc], games=sizes[sc]
+                        )
+                        totals[sc][name][0] += sum(got[name]["counts"])
+                        totals[sc][name][1] += got[name]["cpu"]
+                    differ[sc] += sum(
+                        a != b
+                        for a, b in zip(
+                            got["before"]["counts"], got["after"]["counts"], strict=True
+                        )
+                    )
+                    rates = {n: sum(g["counts"]) / g["cpu"] for n, g in got.items()}
+                    per_round[sc].append(compare.ratio(rates["after"], rates["before"]))
+        finally:
+            before.close()
+            after.close()
+    out: dict[str, Any] = {}
+    for sc in SCENARIOS:
+        b, a = totals[sc]["before"], totals[sc]["after"]
+        rb, ra = b[0] / b[1], a[0] / a[1]
+        out[sc] = {
+            "games": sizes[sc] * rounds,
+            "before_actions_per_s": round(rb),
+            "after_actions_per_s": round(ra),
+            "ratio": compare.ratio(ra, rb),
+            "ratio_median_round": statistics.median(per_round[sc]),
+            "ratio_lowest_round": min(per_round[sc]),
+            "ratio_highest_round": max(per_round[sc]),
+            "games_with_other_action_counts": differ[sc],
+        }
+    return out
+
+
+def main_compare(args: argparse.Namespace) -> int:
+    figures = run_compare(args.compare, args.seconds, args.rounds, args.seed)
+    report = {
+        "python": sys.version.split()[0],
+        "seed": args.seed,
+        "rounds": args.rounds,
+        "before": compare.describe(args.compare),
+        "after": compare.current(),
+        "scenarios": figures,
+    }
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    print(f"before: {report['before']}")
+    print(f"after:  {report['after']}")
+    print(f"{args.rounds} rounds, interleaved, CPU time; actions per second:")
+    print(
+        f"  {'scenario':<22} {'before':>9} {'after':>9}  after/before: all  median  rounds"
+        "       games"
+    )
+    for sc, f in figures.items():
+        print(
+            f"  {sc:<22} {f['before_actions_per_s']:>9,} {f['after_actions_per_s']:>9,}"
+            f"  {f['ratio']:>17.3f}  {f['ratio_median_round']:>6.3f}"
+            f"  {f['ratio_lowest_round']:.2f}..{f['ratio_highest_round']:.2f}  {f['games']:>6}"
+        )
+    bad = {sc: f["games_with_other_action_counts"] for sc, f in figures.items()}
+    if any(bad.values()):
+        print(f"  the same games took other numbers of actions: {bad}")
+        return 1
+    print("  every game took the same number of actions in both")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=50.0, help="CPU seconds in all (about)")
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--compare", metavar="REF", help="before (REF) and after, side by side")
+    parser.add_argument("--rounds", type=int, default=20, help="rounds of --compare")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.worker:
+        return compare.serve(work)
+    if args.compare:
+        return main_compare(args)
     share = args.seconds / (len(CONFIGS) + 2)
 
     random_play: dict[str, Any] = {}

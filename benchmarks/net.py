@@ -388,6 +388,9 @@ def main() -> int:
         "a saturated table, not the latency of one action)",
     )
     p.add_argument("--runs", type=int, default=None, help="runs (10; 3 with --game)")
+    # reading: the target's "6 processes" are the 6 players' processes, the host's person
+    # playing in the host's process as `localdurak host` has him (--host-seat); without it
+    # the figures are for a headless host beside N joining processes (N + 1), as before.
     p.add_argument(
         "--host-seat",
         action="store_true",

@@ -165,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
                 return 1
             return asyncio.run(_resume_and_play(identity, args))
         try:
-            host = resume_table(identity, args.resume, on_event=_print)
+            host = resume_table(identity, args.resume, on_event=_print, record_dir=args.record_dir)
         except (OSError, ValueError) as e:
             print(f"localdurak host: cannot resume {args.resume}: {e}", file=sys.stderr)
             return 1
@@ -272,7 +272,7 @@ async def _resume_and_play(identity: Any, args: argparse.Namespace) -> int:
     from localdurak.cli.netplay import resume_hosting, sit_at_own_table
 
     try:
-        hosting = await resume_hosting(identity, args.resume)
+        hosting = await resume_hosting(identity, args.resume, args.record_dir)
     except (OSError, ValueError) as e:
         print(f"localdurak host: cannot resume {args.resume}: {e}", file=sys.stderr)
         return 1

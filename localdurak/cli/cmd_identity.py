@@ -4,6 +4,10 @@ A player compares it with what ``localdurak audit RECORD`` prints beside his sea
 the game I played": the record's signatures are his); the host's certificate fingerprint is
 what ``join --fingerprint`` takes and what clients pin.  The identity is the one ``join`` and
 ``host`` use (``--profile`` picks another), made on first use as they would make it.
+
+reading: "show a player his own fingerprint somewhere" — here, and `localdurak audit` marks
+the seat of this device's identity; the lobby and game-over screens (golden 80×24 screens in
+five languages) are left as they are.
 """
 
 from __future__ import annotations

@@ -155,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             address, name = asyncio.run(find(args.table, args.timeout))
         except DiscoveryUnavailable as e:
-            print(f"localdurak join: {e}", file=sys.stderr)
+            print(f"localdurak join: {net_reason(str(e))}", file=sys.stderr)
             return 1
         except NoSuchTable as e:
             seen = (
@@ -206,8 +206,8 @@ async def _play_person(session: ClientSession, ascii_only: bool = False) -> int:
                 print(f"localdurak join: {net_reason(e.reason)}", file=sys.stderr)
                 return 1
             if not sys.stdin.isatty():
-                reason = net_reason(e.reason)
-                print(f"localdurak join: {reason}; give it with --pin", file=sys.stderr)
+                reason = _("{reason}; give it with --pin").format(reason=net_reason(e.reason))
+                print(f"localdurak join: {reason}", file=sys.stderr)
                 return 1
             print(f"localdurak join: {net_reason(e.reason)}", file=sys.stderr)
             pin = await asyncio.to_thread(getpass.getpass, "PIN: ")
@@ -234,8 +234,10 @@ async def _play(identity: Any, name: str, address: Address, args: argparse.Names
             print("localdurak join: " + pinning.changed_text(moved), file=sys.stderr)
             return 1
         # A script (join --bot) cannot be asked for the PIN: say how to give it.
-        hint = "; give it with --pin" if e.pin_wanted else ""
-        print(f"localdurak join: {net_reason(e.reason)}{hint}", file=sys.stderr)
+        reason = net_reason(e.reason)
+        if e.pin_wanted:
+            reason = _("{reason}; give it with --pin").format(reason=reason)
+        print(f"localdurak join: {reason}", file=sys.stderr)
         return 1
     await pinning.remember_named(session)
     _print(
@@ -263,8 +265,8 @@ async def _play(identity: Any, name: str, address: Address, args: argparse.Names
             session.save()
             await session.close()
             print(
-                "localdurak join: stopped; the seat is saved: start again the same way to "
-                "take it back",
+                "localdurak join: "
+                + _("stopped; the seat is saved: start again the same way to take it back"),
                 file=sys.stderr,
             )
             return 0

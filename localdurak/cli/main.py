@@ -113,6 +113,10 @@ def early_language(argv: Sequence[str]) -> None:
     i18n.translate_argparse()
 
 
+interrupted = False
+"""Whether `main` ended on a Ctrl-C (`localdurak.__main__.run` then ends the process at once)."""
+
+
 def _tolerant_output() -> None:
     """Text the output's encoding cannot hold (Russian help to an ASCII-only terminal or
     PYTHONIOENCODING, a name that came in as undecodable bytes) is printed with "?" in its
@@ -142,5 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         # Ctrl-C before a command set its own handler (connecting, reading files): no
         # traceback, ever.
+        global interrupted
+        interrupted = True
         print(_("localdurak: interrupted"), file=sys.stderr)
         return 1

@@ -66,9 +66,11 @@ async def start_hosting(identity: Identity, options: HostOptions) -> Hosting:
     return Hosting(host, serving, lan_addresses() or ["127.0.0.1"])
 
 
-async def resume_hosting(identity: Identity, journal: Path) -> Hosting:
+async def resume_hosting(
+    identity: Identity, journal: Path, record_dir: Path | None = None
+) -> Hosting:
     """A table hosted here that crashed, up again from its journal (`resume_table`)."""
-    host = resume_table(identity, journal)
+    host = resume_table(identity, journal, record_dir=record_dir)
     await host.start()
     serving = asyncio.get_running_loop().create_task(host.run())
     return Hosting(host, serving, lan_addresses() or ["127.0.0.1"])

@@ -22,14 +22,19 @@ Hidden information (`Game.hidden`): the engine knows every count but not every c
 `Refilled.cards` holds None for a card whose face only its drawer learns (the protocol tells
 him); the turned trump card, drawn in everyone's sight, is known.  Every other event carries
 only what every player saw.
+
+The events are immutable and cheap: each is a `typing.NamedTuple` (the engine makes one or
+two per bout, on the path every action takes, and a frozen dataclass costs four times a
+tuple to build), with an equality of its own that a tuple does not have: two events are equal
+only when they are of the same kind with the same fields (``Out(1) != Marked(1)``, and no
+event equals a plain tuple).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import Final, TypeVar
+from typing import Any, Final, NamedTuple, TypeVar
 
 from localdurak.game.actions import GameResult
 from localdurak.game.cards import Card
@@ -44,16 +49,14 @@ class Phase(StrEnum):
     OVER = "over"
 
 
-@dataclass(frozen=True, slots=True)
-class Opened:
+class Opened(NamedTuple):
     """An attack went onto an empty table (R-B1): ``attacker`` attacks ``defender``."""
 
     attacker: int
     defender: int
 
 
-@dataclass(frozen=True, slots=True)
-class Returned:
+class Returned(NamedTuple):
     """R-S3: a caught cheat took the bout back to just before the cheat; ``cards`` (in card
     order) went back from the table to the hands ``owners`` (one per card)."""
 
@@ -61,15 +64,13 @@ class Returned:
     owners: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Marked:
+class Marked(NamedTuple):
     """R-S3 / R-S4: ``seat`` is marked from now on (it must play honestly)."""
 
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
-class BoutEnded:
+class BoutEnded(NamedTuple):
     """R-B10: the bout that ``defender`` defended is over; ``taken``: he took (R-B8, R-P5),
     otherwise it was beaten off (bito).  ``discarded``: how many cards went to the discard
     pile (all of the table in a bito; the covered pairs in a Dureń partial defence, R-P5)."""
@@ -83,8 +84,7 @@ class BoutEnded:
         return not self.taken
 
 
-@dataclass(frozen=True, slots=True)
-class Taken:
+class Taken(NamedTuple):
     """R-B8 / R-P5: ``seat`` picked up ``cards`` (in table order, each attack card before its
     cover); ``whole``: the whole table (R-B8), otherwise the uncovered cards only (R-P5)."""
 
@@ -93,8 +93,7 @@ class Taken:
     whole: bool
 
 
-@dataclass(frozen=True, slots=True)
-class Refilled:
+class Refilled(NamedTuple):
     """R-B12: the refill after a bout.  ``seats``: who drew, one entry per card, in drawing
     order; ``cards``: the card drawn at each step as this game knows it (None: hidden
     information, only the drawer learns it); the turned trump card is drawn last (R-D2)."""
@@ -109,18 +108,40 @@ class Refilled:
         ]
 
 
-@dataclass(frozen=True, slots=True)
-class Out:
+class Out(NamedTuple):
     """R-B13: ``seat`` is out of the game (no cards, the stock empty)."""
 
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
-class Over:
+class Over(NamedTuple):
     """The game is over (R-B14, R-T3, R-B15)."""
 
     result: GameResult
+
+
+def _eq(self: tuple[Any, ...], other: object) -> bool:
+    return type(self) is type(other) and tuple.__eq__(self, other)
+
+
+def _ne(self: tuple[Any, ...], other: object) -> bool:
+    return not _eq(self, other)
+
+
+def _hash(self: tuple[Any, ...]) -> int:
+    return hash((type(self).__name__, tuple.__hash__(self)))
+
+
+def _unordered(self: tuple[Any, ...], other: object) -> bool:
+    raise TypeError(f"events have no order: {self!r}, {other!r}")
+
+
+_METHODS: Final = {"__eq__": _eq, "__ne__": _ne, "__hash__": _hash} | dict.fromkeys(
+    ("__lt__", "__le__", "__gt__", "__ge__"), _unordered
+)
+for _kind in (Opened, Returned, Marked, BoutEnded, Taken, Refilled, Out, Over):
+    for _name, _method in _METHODS.items():
+        setattr(_kind, _name, _method)
 
 
 Event = Opened | Returned | Marked | BoutEnded | Taken | Refilled | Out | Over

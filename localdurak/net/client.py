@@ -51,11 +51,13 @@ from localdurak.net.client_state import (
     BROKEN,
     BROKEN_TEXT,
     FATAL,
+    HOST_GONE_S,
     IDLE_VERIFY_S,
     Address,
     Broken,
     SessionClosed,
 )
+from localdurak.net.recovery import relayed_before
 from localdurak.net.transport import (
     ConnectionClosed,
     client_handshake,
@@ -81,6 +83,7 @@ from localdurak.protocol.messages import (
     Message,
     Notice,
     Presence,
+    Privacy,
     PrivacyEvent,
     Resume,
     TableClosed,
@@ -137,7 +140,9 @@ class ClientSession(SessionPort, SessionSaved):
         if self.last_seq is not None:
             channel.connection.last_seq = None
             self._resume_id = self._take_id()
+            self._resumed_from = self.last_seq
             await channel.send(Resume(id=self._resume_id, last_seq=self.last_seq))
+            return  # our pending steps go once it answered (`_handle`: after any give-back)
         await self._resend()
 
     def _reset(self) -> None:
@@ -202,6 +207,7 @@ class ClientSession(SessionPort, SessionSaved):
                         except Broken as e:
                             # What the host relayed breaks the game: coming back would only
                             # replay it.  The audit of the record names whoever did it.
+                            log.warning("%s: %s (%r)", BROKEN_TEXT, e, message)
                             self._finish(f"{BROKEN_TEXT}: {e}")
                             return
                         if self.game is not None and self.game.result() is None:
@@ -246,11 +252,20 @@ class ClientSession(SessionPort, SessionSaved):
             self.notify()
 
     async def _reconnect(self) -> None:
-        """Back off and try again until the seat's hold runs out."""
+        """Back off and try again until the seat's hold runs out — or, during a game, for
+        as long as a host may take to come back (`HOST_GONE_S`): the host holds a seat only
+        from its own return, so a player who gave up on a host that stopped would be
+        forfeited and blamed for the host's fault."""
         loop = asyncio.get_running_loop()
         give_up = loop.time() + self.hold
+        playing = self.game is not None and self.game.result() is None
+        host_gone = loop.time() + HOST_GONE_S
         attempt = 0
-        while loop.time() < give_up or self.paused is not None:
+        while (
+            loop.time() < give_up
+            or self.paused is not None
+            or (playing and loop.time() < host_gone)
+        ):
             delay = BACKOFF[min(attempt, len(BACKOFF) - 1)] * (0.8 + 0.4 * random.random())
             await asyncio.sleep(delay)
             attempt += 1
@@ -278,6 +293,10 @@ class ClientSession(SessionPort, SessionSaved):
     ) -> int | None:
         if self.channel is None or self.channel.closed:
             raise Unavailable("not connected to the table right now")
+        if n is not None and self._resume_id is not None:
+            # Not before the host answered our resume: a step signed on what it may have
+            # lost (a power cut) goes after what we give back (`_give_back`, `_resend`).
+            raise Unavailable("the table is catching up")
         i = self._take_id()
         if n is not None:
             self._step_of_id[i] = n
@@ -355,6 +374,13 @@ class ClientSession(SessionPort, SessionSaved):
                 raise m.exception()
             return
         if isinstance(m, Ack):
+            if m.re is not None and m.re == self._resume_id:
+                self._resume_id = None
+                if m.seq is not None and self._resumed_from is not None:
+                    await self._give_back(m.seq, self._resumed_from)
+                # Ours after what the host lost: we signed them after seeing it.
+                await self._resend()
+                self.notify()  # a move refused meanwhile ("catching up") is tried again
             return
         if isinstance(m, Bye):
             if m.paused:
@@ -394,6 +420,27 @@ class ClientSession(SessionPort, SessionSaved):
             await self._send_signed(out)
         self.notify()
 
+    async def _give_back(self, kept: int, had: int) -> None:
+        """The resumed host kept its events up to ``kept`` only, and we had seen up to ``had``
+        (its last frames were lost, a power cut): we give back the signed steps we hold
+        after ``kept``, every seat's, in their order.  The host checks each as it checked
+        the original (the seat's signature binds it), so nothing is taken on our word."""
+        if self.channel is None or self.game is None or kept >= had:
+            return
+        back = [ev for ev in self._recent if kept < ev.seq <= had]
+        log.info("the host lost events %d..%d: giving back %d steps", kept + 1, had, len(back))
+        for ev in back:
+            cmd = Privacy(
+                id=self._take_id(),
+                game=ev.game,
+                n=ev.n,
+                step=ev.step,
+                body=ev.body,
+                sig=ev.sig,
+                seat=ev.seat,
+            )
+            await self.channel.send(cmd)
+
     async def _report_cheat(self, e: Exception) -> bool:
         """Our own check found that another seat cheated (`CheatFound`; privacy.md "Blame goes to
         the cheater"): we stop following the game, say so, tell the host — which checks it itself
@@ -424,6 +471,7 @@ class ClientSession(SessionPort, SessionSaved):
             if self.game is not None and self.game.game_id == m.game:
                 return []
             self.game = SeatGame(m, self.my_seat, self.identity, os.urandom)
+            self._recent.clear()
             if self.on_game is not None:
                 self.on_game(self.game)
             self.cheat = None
@@ -442,6 +490,9 @@ class ClientSession(SessionPort, SessionSaved):
                 return []
             if m.seat == self.my_seat:
                 self._pending = [p for p in self._pending if p.n != m.n]
+            if relayed_before(self.game, m):
+                return []  # relayed again by a resumed host (rebuilt, or given back)
+            self._recent.append(m)
             t0 = time.monotonic()
             out = self.game.receive(m, defer=True)
             action = self.game.last_action
@@ -451,6 +502,8 @@ class ClientSession(SessionPort, SessionSaved):
                 self._trace(m, t0)
             return out
         if isinstance(m, GameOver):
+            if any(r.game == m.game for r in self.results):
+                return []  # told again by a resumed host
             self._closing = False
             self.results.append(m)
             self.score = m.score

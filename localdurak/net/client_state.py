@@ -5,6 +5,7 @@ session at one table knows (its seat, the lobby, the game's replica, what it wai
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ from localdurak.protocol.messages import (
     GameOver,
     Lobby,
     Message,
+    PrivacyEvent,
 )
 from localdurak.protocol.table.common import Signed
 from localdurak.protocol.table.seat import SeatGame
@@ -66,6 +68,13 @@ SAVE_LATER_S = 0.5
 actions share one save, made while the table is quiet."""
 SYNC_PAUSE_S = 0.05
 """How long after a save its fsync follows (saves meanwhile share it)."""
+HOST_GONE_S = 6 * 3600.0
+"""How long a client keeps trying to reach a host that vanished during a game (reading: a
+seat that could not rejoin because the host stopped is never forfeited; a person quits with
+q meanwhile, a script stops its process)."""
+RECENT_STEPS = 64
+"""Relayed steps a session keeps to give back to a host that lost the last frames of its
+log (the docs allow 50 ms of a table's lines lost in a power cut: a few steps)."""
 
 
 class SessionClosed(ConnectionError):
@@ -162,6 +171,11 @@ class SessionState:
         self._audit = AuditVerdict(AuditStatus.PENDING)
         self._step_of_id: dict[int, int] = {}
         self._resume_id: int | None = None
+        self._resumed_from: int | None = None
+        """The last event we had when we asked the host to resume (`_give_back`)."""
+        self._recent: collections.deque[PrivacyEvent] = collections.deque(maxlen=RECENT_STEPS)
+        """The game's last relayed steps, every seat's: a host that lost the last frames of
+        its log (a power cut) gets them back from us (`_give_back`)."""
         self._tasks: set[asyncio.Task[None]] = set()
         self.on_game: Callable[[SeatGame], None] | None = None
         """Called with each new game's seat (the host's own player shares the host's checks:

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import random
 import shlex
@@ -48,6 +49,7 @@ from localdurak.net.host_core import (
     CANNOT_SAVE,
     CHALLENGE_WINDOW,
     CLOSE_RETRY_S,
+    GIVE_BACK_WAIT,
     HOLD_SECONDS,
     IDLE_VERIFY_S,
     MOVE_TIME,
@@ -70,7 +72,7 @@ from localdurak.net.host_core import (
 from localdurak.net.host_ending import HostEnding
 from localdurak.net.host_lobby import HostLobby
 from localdurak.net.host_moves import HostMoves
-from localdurak.net.host_resume import HostResume, refused_in_journal
+from localdurak.net.host_resume import HostResume, check_resume, refused_in_journal
 from localdurak.net.identity import EphemeralKey, Identity
 from localdurak.net.peer import PEER_BACKLOG_MAX, Peer, SeatSlot
 from localdurak.net.table_store import (
@@ -93,7 +95,9 @@ from localdurak.protocol.codec import encode_frame
 from localdurak.protocol.errors import (
     BadMessage,
     ErrorCode,
+    Forbidden,
     RemoteProtocolError,
+    Replayed,
 )
 from localdurak.protocol.messages import (
     Ack,
@@ -143,6 +147,7 @@ class TableHost(HostLobby, HostMoves, HostEnding, HostResume):
         """Listen, advertise; returns once the table is reachable."""
         self.o.record_dir.mkdir(parents=True, exist_ok=True)
         self.state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.store.lock()  # one host per table (a resume while it runs touches nothing)
         check_room(self.o.record_dir, self._game_bytes())
         check_room(self.state_dir, 0)
         self.server = await serve(self.identity, self._on_channel, host=self.o.host, port=self.port)
@@ -188,6 +193,7 @@ class TableHost(HostLobby, HostMoves, HostEnding, HostResume):
             # A bot whose turn it is acts after an inbox item: a resumed table with nothing
             # to resend froze for good (1 resume of all-bot tables in 6).
             self.inbox.put_nowait(Call(wake))
+            self._post_later(GIVE_BACK_WAIT, self.bots.resend_waiting)
         self._maybe_start()
 
     async def run(self) -> None:
@@ -434,7 +440,11 @@ class TableHost(HostLobby, HostMoves, HostEnding, HostResume):
             return  # answered when the challenge window closes (R-S5)
         except RemoteProtocolError as e:
             peer.push(Error.from_exception(e, re=command_id))
-            if isinstance(e, HardErrors):
+            if isinstance(e, HardErrors) and not (
+                # A step sent again to a resumed host that had it otherwise (one refused
+                # before the crash, given back meanwhile): said, not a reason to drop.
+                self.resumed_at and isinstance(e, Replayed) and isinstance(message, Privacy)
+            ):
                 peer.hang_up()
             return
         if command_id is not None and not isinstance(message, Resume):
@@ -466,18 +476,29 @@ class TableHost(HostLobby, HostMoves, HostEnding, HostResume):
             self._resume_peer(peer, m)
             return None
         if isinstance(m, Privacy):
+            if m.seat is not None and m.seat != seat:
+                # Another seat's step from the sender's copy: only from a player who saw
+                # what this host lost (`_resume_peer`); its seat's signature is checked.
+                if seat not in self._restoring:
+                    raise Forbidden("only your own steps, but to give back what the host lost")
+                return self._privacy(m.seat, dataclasses.replace(m, seat=None))
             return self._privacy(seat, m, peer)
         raise BadMessage(f"{m.TYPE!r} is not a command")
 
 
 def resume_table(
-    identity: Identity, journal: Path, *, on_event: EventSink | None = None
+    identity: Identity,
+    journal: Path,
+    *,
+    on_event: EventSink | None = None,
+    record_dir: Path | None = None,
 ) -> TableHost:
     """A host that crashed picks its table up again (``localdurak host --resume JOURNAL``):
     the table's options and bots' keys from its state directory, every event again from its
     event log (through the same checks), each bot's saved seat; then it listens on the same
     port and the players' clients come back by themselves."""
     state_dir, state = table_state(journal)
+    check_resume(identity, journal, state, record_dir)
     options = HostOptions(
         name=state["name"],
         seats=state["seats"],
@@ -497,6 +518,7 @@ def resume_table(
         own_seat=bool(state.get("own_seat", False)),
     )
     host = TableHost(identity, options, on_event=on_event)
+    host.store.lock()  # before anything is written: a live table is left as it is
     for seat, b in state["bots"].items():
         s = int(seat)
         bot = BotSeat(
@@ -510,6 +532,15 @@ def resume_table(
         slot.key = bot.key.public_key
     if state.get("journal"):
         host.journal_path = Path(state["journal"])
-    host.replay_events()
-    host.rewrite_journal()
+    try:
+        host.replay_events()
+        if host.game_number >= options.games or host.phase is Phase.CLOSED:
+            raise ValueError(
+                "this table's series is over: there is no game to resume (its records are "
+                f"in {options.record_dir})"
+            )
+        host.rewrite_journal()
+    except BaseException:
+        host.store.unlock()
+        raise
     return host

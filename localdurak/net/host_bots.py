@@ -22,9 +22,16 @@ from localdurak.net.identity import EphemeralKey
 from localdurak.net.recovery import relayed_before
 from localdurak.net.table_store import write_atomic
 from localdurak.protocol import snapshot
+from localdurak.protocol.connection import encoded_frame
 from localdurak.protocol.errors import RemoteProtocolError
-from localdurak.protocol.messages import GameStarted, Privacy, PrivacyEvent
-from localdurak.protocol.table.common import Signed
+from localdurak.protocol.messages import (
+    GameStarted,
+    Privacy,
+    PrivacyEvent,
+    message_from_wire,
+    message_to_wire,
+)
+from localdurak.protocol.table.common import GAME_STEPS, Signed
 from localdurak.protocol.table.seat import SNAPSHOT_CLASSES, SeatGame
 
 if TYPE_CHECKING:
@@ -36,8 +43,21 @@ log = logging.getLogger("localdurak.net.host")
 _reaction = random.SystemRandom()
 """The bots' reaction times (apart from the table's own generator)."""
 
+RECENT_OWN = 4
+"""A bot's own steps seen relayed that its saved seat keeps (`BotSeat.sent`)."""
+RECENT_SEEN = 6
+"""Relayed steps a bot's saved seat keeps (`BotSeat.recent`)..."""
+RECENT_BYTES = 1000
+"""... of at most this size each (its saved seat stays small: test_saved_state.py)."""
 BOT_REST = 0.2
 """Seconds a host bot waits after the host refused one of its steps."""
+
+
+def _caught_up(bot: BotSeat, seat: int, table: Sequence[int]) -> bool:
+    """Whether the host has every other seat's step that the bot's seat has seen."""
+    assert bot.game is not None
+    mine = bot.game.counters.last
+    return all(table[s] >= n for s, n in enumerate(mine) if s != seat and s < len(table))
 
 
 class BotSeat:
@@ -60,6 +80,13 @@ class BotSeat:
         self.game: SeatGame | None = None
         self.next_id = 1
         self.pending: list[Signed] = []
+        self.sent: list[Signed] = []
+        """Its last steps seen relayed (`RECENT_OWN`): a host that lost them from its log (a
+        power cut; the bot's seat is saved before the log) gets them again on resuming."""
+        self.recent: list[PrivacyEvent] = []
+        """The game's last relayed steps it took, every seat's (`RECENT_SEEN`): the bot's seat
+        is saved before the table's log, so after a power cut it may hold steps the log
+        lost; the resumed host takes them back from here (checked like any step)."""
         self.last_seq = 0
         self.resting_until = 0.0
         """After the host refused one of its steps, the bot does not try again before this
@@ -78,6 +105,8 @@ class BotSeat:
             "last_seq": self.last_seq,
             "game": self.game.freeze() if self.game is not None else None,
             "pending": self.pending,
+            "sent": self.sent,
+            "recent": [message_to_wire(e) for e in self.recent],
         }
         data = snapshot.dumps(state, kind="bot", classes=SNAPSHOT_CLASSES)
         write_atomic(self.path, data)
@@ -93,6 +122,12 @@ class BotSeat:
             raise snapshot.SnapshotError("a saved bot that is not a bot's state")
         self.last_seq = state["last_seq"]
         self.pending = list(state["pending"])
+        self.sent = list(state.get("sent", []))
+        self.recent = [
+            e
+            for e in map(message_from_wire, state.get("recent", []))
+            if isinstance(e, PrivacyEvent)
+        ]
         if state["game"] is not None:
             self.game = SeatGame.thaw(state["game"], self.key, os.urandom)
 
@@ -104,7 +139,11 @@ def share_checks(host: HostGame | None, seat: SeatGame) -> None:
     """A seat played in the host's process (a host bot, the host's own player) checks no proof
     the host has checked, nor the host one it has: the same machine, the same relayed values
     (docs/privacy.md, "Who checks").  Without it the host's laptop checked every shuffle
-    stage once for itself and again for each of its seats."""
+    stage once for itself and again for each of its seats.
+
+    reading: "every seat and the host verify every stage" is read per machine: a seat whose
+    code runs in the host's process has the host's checks (the host could feed it anything
+    anyway), as the in-memory host shares its own seat's (`roles.Host(own_seat=…)`)."""
     if host is None or host.started.game != seat.game_id:
         return
     seat.player.t.verified = host.privacy.t.verified
@@ -139,6 +178,9 @@ class HostBots:
         self.rng = rng
         self.delay = delay
         self._wait: asyncio.TimerHandle | None = None
+        self._table: Callable[[], Sequence[int]] | None = None
+        """While bots' pending steps wait for the host to have what they saw: the host
+        game's counters (`resend_pending`)."""
         self._decoded: set[tuple[bytes, int]] = set()
 
     def bots(self) -> list[tuple[int, BotSeat]]:
@@ -156,8 +198,13 @@ class HostBots:
         return out
 
     def feed_all(self, event: GameStarted | PrivacyEvent) -> None:
-        for s, bot in self.bots():
+        # A bot's own step first: it marks its own stage (or strip) as checked in the checks
+        # the bots share with the host (`share_checks`), so the others do not check it.
+        actor = event.seat if isinstance(event, PrivacyEvent) else None
+        for s, bot in sorted(self.bots(), key=lambda sb: sb[0] != actor):
             self.feed(s, bot, event)
+        if self._table is not None and isinstance(event, PrivacyEvent):
+            self.resend_pending(self._table)
 
     def feed(self, s: int, bot: BotSeat, event: GameStarted | PrivacyEvent) -> None:
         if event.seq <= bot.last_seq:
@@ -170,13 +217,21 @@ class HostBots:
                 if self._share is not None:
                     self._share(bot.game)
                 bot.pending = []
+                bot.sent = []
+                bot.recent = []
                 out = bot.game.start()
             elif bot.game is not None and event.game == bot.game.game_id:
                 if event.seat == s:
+                    bot.sent += [p for p in bot.pending if p.n == event.n and p.step in GAME_STEPS]
+                    del bot.sent[:-RECENT_OWN]
                     bot.pending = [p for p in bot.pending if p.n != event.n]
                 if relayed_before(bot.game, event):
                     return  # a step relayed again after a resume
                 out = bot.game.receive(event)
+                if len(encoded_frame(event)) <= RECENT_BYTES:
+                    # (The deal's big steps are held and sent again by their seats.)
+                    bot.recent.append(event)
+                    del bot.recent[:-RECENT_SEEN]
         except RemoteProtocolError:
             log.exception("bot at seat %d refused an event", s)
             return
@@ -210,12 +265,32 @@ class HostBots:
             else:
                 self._post(s, cmd)
 
-    def resend_pending(self) -> None:
-        """Whatever the bots signed that the old host never relayed, again (a resume)."""
+    def resend_pending(self, table: Callable[[], Sequence[int]] | None = None) -> None:
+        """Whatever the bots signed that the old host never relayed, again (a resume).
+
+        ``table``: the host game's counters (each seat's last accepted step).  A bot whose
+        saved seat has steps of other seats that the host lost (the last frames before a
+        power cut) signed its pending steps after them: they wait until the host has those
+        steps back (from the players; checked again at each relayed step, `feed_all`),
+        since a step refused meanwhile would use up its number for good."""
+        self._table = None
         for s, bot in self.bots():
-            for signed in bot.pending:
+            if not bot.pending and not bot.sent:
+                continue
+            if table is not None and bot.game is not None and not _caught_up(bot, s, table()):
+                self._table = table
+                continue
+            # Its last relayed steps first (the host ignores those it has), then the rest.
+            again, bot.sent = bot.sent, []
+            for signed in [*again, *bot.pending]:
                 self._post(s, signed.command(bot.next_id))
                 bot.next_id += 1
+
+    def resend_waiting(self) -> None:
+        """The bots' pending steps that still wait (`resend_pending`), now: nobody gave the
+        host back what they saw (a table without players, say); the host decides."""
+        if self._table is not None:
+            self.resend_pending()  # each bot's own last steps first, then the rest
 
     def think(self, held: int) -> None:
         """One bot acts, when one may: a bot reads only its own seat's view.  ``held``:

@@ -60,6 +60,9 @@ CHALLENGE_WINDOW = 2.0
 """R-S5: seconds an action that closes a bout waits for challenges in cheating mode."""
 REVEAL_TIMEOUT = 10.0
 """Seconds to wait for every key after a game ends (the audit checks what it gets)."""
+GIVE_BACK_WAIT = 10.0
+"""After a resume, how long the bots' steps signed after events the host lost wait for the
+players to give those back (`HostBots.resend_pending`)."""
 REPLAY_KEEP = 100_000
 """Events kept in memory for players who come back (`Resume`); older ones go by snapshot."""
 IDLE_VERIFY_S = 0.004
@@ -314,6 +317,9 @@ class HostCore:
         """How many of the game's accepted steps are in its journal."""
         self._signed = 0
         """How many of the game's signed steps are in its journal (``privacy_signed``)."""
+        self._notes: list[str] = []
+        """The game's journal lines on what the host went through (``host_resumed``,
+        ``lost_tail``: records.md), kept for a journal written again from memory."""
         self._refused: list[tuple[int, int]] = []
         """The game's refused steps (seat, n) its journal lists (records.md)."""
         self._clock_timer: asyncio.TimerHandle | None = None

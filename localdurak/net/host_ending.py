@@ -75,6 +75,7 @@ class HostEnding(HostCore):
         self.store.new_game(self.events)
         self.game = HostGame(started)
         self._logged = self._signed = 0
+        self._notes = []
         self._refused = []
         self.on_event(
             {"event": "game_started", "game": self.game_number, "journal": str(self.journal_path)}
@@ -178,6 +179,7 @@ class HostEnding(HostCore):
         lines = [self._journal_header(g.started)]
         lines += [journal_append("privacy_log", m.to_json()) for m in g.accepted_log]
         lines += [journal_append("privacy_signed", signed_item(st)) for st in g.steps]
+        lines += self._notes
         lines += [journal_append("privacy_refused", [seat, n]) for seat, n in self._refused]
         if g.game is not None:
             lines += [journal_action(a) for a in g.game.log]

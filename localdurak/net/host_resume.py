@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import bisect
 import logging
+import shlex
 import time
 from pathlib import Path
+from typing import Any
 
 from localdurak.net.host_core import (
     CANNOT_SAVE,
@@ -17,12 +19,14 @@ from localdurak.net.host_core import (
     HostCore,
     Phase,
 )
+from localdurak.net.identity import Identity
 from localdurak.net.peer import Peer, SeatSlot
 from localdurak.net.recovery import RESUME_GAP, journal_commands
 from localdurak.net.table_store import (
     EVENTS_FILE,
     journal_objects,
     read_event_log,
+    same_file,
     write_record_file,
 )
 from localdurak.protocol.errors import (
@@ -46,6 +50,7 @@ from localdurak.protocol.messages import (
     TableState,
 )
 from localdurak.protocol.records import (
+    journal_append,
     journal_set,
 )
 from localdurak.protocol.table.host import HostGame
@@ -103,6 +108,7 @@ class HostResume(HostCore):
             # ``Ack`` names that point, so it gives back the signed steps it holds after it
             # (`Privacy.seat`, checked like any step); nobody is stranded or blamed.
             self.on_event({"event": "lost_tail", "seat": seat, "have": lost, "had": m.last_seq})
+            self._note("lost_tail", {"seat": seat, "kept": lost, "had": m.last_seq})
             self._restoring.add(seat)
             self._resync(peer, seat, lost, Ack(re=m.id, seq=lost))
             return
@@ -175,12 +181,21 @@ class HostResume(HostCore):
                 for ev in events:
                     if isinstance(ev, GameStarted | PrivacyEvent) and ev.seq > bot.last_seq:
                         self.bots.feed(s, bot, ev)
-            self._steps_from_journal()
+            added = self._steps_from_journal() + self._steps_from_bots()
+            if self.game is not None:
+                # The record says what happened (records.md ``host_resumed``).
+                self._notes.append(
+                    journal_append(
+                        "host_resumed",
+                        {"kept": self.resumed_at[-1], "log_whole": whole, "from_journal": added},
+                    )
+                )
         finally:
             self.store.replaying = False
         # Whatever the bots signed that the old host never relayed, again (after start()).
         if self.game is not None:
-            self.bots.resend_pending()
+            g = self.game
+            self.bots.resend_pending(lambda: g.counters.last)
         if self.game is not None and self.game.all_revealed():
             # Every key was in, and the crash came before the game's end was told: its record
             # and its end now (`_record`, from the loop).
@@ -188,14 +203,50 @@ class HostResume(HostCore):
         self.resumed = True
         self.on_event({"event": "resumed", "seq": self.seq, "game": self.game_number})
 
-    def _steps_from_journal(self) -> None:
+    def _steps_from_bots(self) -> int:
+        """The signed steps the bots' saved seats hold after what the log kept (they are
+        saved before it: a power cut may leave them newer), in the old host's order,
+        through the same checks; relayed again as new events."""
+        g = self.game
+        if g is None or not self.resumed_at:
+            return 0
+        kept = self.resumed_at[-1]
+        seen: dict[int, PrivacyEvent] = {}
+        for _, bot in self.bots.bots():
+            for ev in bot.recent:
+                if ev.seq > kept and ev.game == g.started.game:
+                    seen.setdefault(ev.seq, ev)
+        added = 0
+        for _, ev in sorted(seen.items()):
+            cmd = Privacy(id=0, game=ev.game, n=ev.n, step=ev.step, body=ev.body, sig=ev.sig)
+            if not 0 <= ev.seat < g.seats or g.duplicate(ev.seat, cmd):
+                continue
+            try:
+                acc = g.receive(ev.seat, cmd)
+            except RemoteProtocolError as e:
+                log.warning("a bot's copy of step %d of seat %d fails: %s", ev.n, ev.seat, e)
+                break
+            added += 1
+            for s, c in acc.relay:
+                self._emit(c.relayed(self._next_seq(), s))
+        return added
+
+    def _note(self, key: str, item: dict[str, Any]) -> None:
+        """A journal line on what the host went through (kept for a rewrite)."""
+        if self.game is None:
+            return
+        line = journal_append(key, item)
+        self._notes.append(line)
+        self.store.journal_line(line)
+
+    def _steps_from_journal(self) -> int:
         """The signed steps the journal holds beyond the event log (a log cut or damaged):
         through the same checks as live, as far as they check out, relayed again as new
         events (the players ignore a step they have)."""
         g = self.game
         journal = self.journal_path
         if g is None or journal is None:
-            return
+            return 0
         added = 0
         for seat, cmd in journal_commands(journal, g):
             try:
@@ -210,6 +261,7 @@ class HostResume(HostCore):
                 self._emit(c.relayed(self._next_seq(), s))
         if added:
             self.on_event({"event": "from_journal", "steps": added})
+        return added
 
     def _replay(self, ev: Message) -> None:
         seq: int = getattr(ev, "seq")  # noqa: B009 - events carry seq
@@ -228,6 +280,7 @@ class HostResume(HostCore):
             self._drop_finished_games()
             self.phase = Phase.PLAYING
             self.game = HostGame(ev)
+            self._notes = []
             self.game_number = ev.number
             self.previous = ev.previous
         elif isinstance(ev, PrivacyEvent):
@@ -322,6 +375,7 @@ class HostResume(HostCore):
                 "challenge_window": self.o.challenge_window,
                 "bot_delay": self.o.bot_delay,
                 "own_seat": self.o.own_seat,
+                "fingerprint": self.identity.fingerprint,
                 "journal": str(self.journal_path) if self.journal_path else None,
                 "bots": {
                     str(s): {"level": bot.level, "key": bot.key.private_bytes().hex()}
@@ -329,6 +383,47 @@ class HostResume(HostCore):
                 },
             }
         )
+
+
+def check_resume(
+    identity: Identity, journal: Path, state: dict[str, Any], record_dir: Path | None
+) -> None:
+    """Refuse (ValueError, for a person) a resume that cannot be, before anything is
+    written: another identity than the table's (its players pinned that certificate and
+    would refuse this one, and be blamed for it), another record folder, or a journal
+    whose game is over."""
+    fingerprint = state.get("fingerprint")
+    if isinstance(fingerprint, str) and fingerprint != identity.fingerprint:
+        raise ValueError(
+            f"this table was hosted with another identity (fingerprint {fingerprint[:16]}…, "
+            f"this one is {identity.fingerprint[:16]}…): its players would refuse this one. "
+            "Resume it with the LOCALDURAK_HOME (and --profile) it was hosted from"
+        )
+    if record_dir is not None and not same_file(state.get("record_dir"), record_dir):
+        # reading: "honoured or refused" — refused: the journal, the event log and the
+        # players' saved seats all name the table's folder; moving it is a copy by hand.
+        raise ValueError(
+            f"--record-dir: a resumed table keeps its record folder ({state.get('record_dir')}); "
+            "leave --record-dir out"
+        )
+    if journal.suffix == ".json":
+        journal = journal.with_suffix(".journal")
+    if same_file(state.get("journal"), journal):
+        return
+    over = any(
+        isinstance(o.get("set"), dict) and "result" in o["set"] for o in journal_objects(journal)
+    )
+    current = state.get("journal")
+    then = (
+        f"; the table's current game: localdurak host --resume {shlex.quote(current)}"
+        if isinstance(current, str)
+        else ""
+    )
+    if over:
+        record = journal.with_suffix(".json")
+        where = f" (its record: {record})" if record.exists() else ""
+        raise ValueError(f"that game is over{where}{then}")
+    raise ValueError(f"that journal is not this table's current game{then}")
 
 
 def refused_in_journal(path: Path) -> list[tuple[int, int]]:

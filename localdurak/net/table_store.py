@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import fcntl
 import json
 import os
 import shutil
@@ -32,6 +33,10 @@ most this long more of a table's lines wait for the disk when the power goes (a 
 host's own process loses none: each line is flushed to the system before anyone hears of it)."""
 EVENTS_FILE = "events.bin"
 STATE_FILE = "table.json"
+LOCK_FILE = "host.lock"
+"""Held (``flock``) by the process hosting the table: a second host of it, or a resume while
+the first still runs, is refused before it writes anything.  The system lets go of it when
+that process ends, however it ends."""
 STATE_DIR = ".localdurak-table"
 """The table's state folder in its record folder (unless the host is told another)."""
 
@@ -66,8 +71,41 @@ class TableStore:
         self.rebuild: Callable[[], None] = lambda: None
         """Write every file again from memory (the host's); raises OSError while it cannot."""
         self._retry: asyncio.TimerHandle | None = None
+        self._lock: int | None = None
         self.bytes_written = 0
         """Bytes the store wrote (the event log, the journals, the table's state)."""
+
+    # --- one host per table -------------------------------------------------------------------
+
+    def lock(self) -> None:
+        """Hold the table's lock (`LOCK_FILE`) or raise `TableInUse`: another process hosts
+        it.  Nothing of the table is written before this."""
+        if self._lock is not None:
+            return
+        path = self.state_dir / LOCK_FILE
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            try:
+                pid = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+            except OSError:
+                pid = ""
+            os.close(fd)
+            raise TableInUse(
+                f"this table is being hosted right now (process {pid or '?'}): nothing was "
+                "touched; stop that host first (Ctrl-C pauses it), then resume"
+            ) from None
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self._lock = fd
+
+    def unlock(self) -> None:
+        if self._lock is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._lock)
+            self._lock = None
 
     # --- disk trouble ------------------------------------------------------------------------
 
@@ -297,6 +335,11 @@ class TableStore:
                     fsync_all([f.fileno()])
                     f.close()
         self._journal = self._events_file = None
+        self.unlock()
+
+
+class TableInUse(OSError):
+    """Another process hosts this table (`TableStore.lock`)."""
 
 
 def read_frames(path: Path) -> list[Message]:

@@ -183,6 +183,10 @@ class _Encoder:
         if ix is None:
             ix = self.class_ix[t] = self.cls(t)
         fields: list[Any] = [OBJ, ix]
+        if isinstance(o, tuple):  # a NamedTuple (the game's outcome events): its fields
+            for name, value in zip(t._fields, o, strict=True):
+                fields += [name, self.enc(value)]
+            return fields
         d = getattr(o, "__dict__", None)
         state = dict(d) if d is not None else {}
         for name in _slots(t):
@@ -260,6 +264,17 @@ class _Decoder:
             return value
         if tag == OBJ:
             cls = self.classes[node[1]]
+            if issubclass(cls, tuple):  # a NamedTuple, made from its fields by name
+                at = self._slot()
+                items = node[2:]
+                try:
+                    made = cls(
+                        **{items[i]: self.dec(items[i + 1]) for i in range(0, len(items), 2)}
+                    )
+                except TypeError as e:
+                    raise SnapshotError(f"{cls.__qualname__}: {e}") from None
+                self.memo[at] = made
+                return made
             obj = object.__new__(cls)
             self.memo.append(obj)
             items = node[2:]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -77,7 +78,8 @@ def _render(node: ast.expr) -> str | None:
     return None
 
 
-def said_reasons() -> set[str]:
+@functools.cache
+def said_reasons() -> frozenset[str]:
     """Every reason a player can read, as the code words it, from net/ and protocol/ (and
     the closing words of the host)."""
     reasons = {PAUSED_TEXT, CANNOT_SAVE, f"{CANNOT_SAVE}: No space left on device"}
@@ -94,7 +96,7 @@ def said_reasons() -> set[str]:
                 text = _render(node.args[0])
             if text:
                 reasons.add(text)
-    return reasons
+    return frozenset(reasons)
 
 
 def test_the_reasons_a_player_reads_are_found_in_the_source() -> None:
@@ -206,3 +208,36 @@ async def test_the_lobby_says_why_an_address_cannot_be_joined_in_russian(
         assert want in screen and "Connect call" not in screen and "refused" not in screen
         pipe.send_text("q")
         await asyncio.wait_for(task, 10)
+
+
+def test_a_script_without_the_pin_is_told_in_russian(tmp_path: Path) -> None:
+    """`join --bot --lang ru` at a table with a PIN: the host's refusal and the hint, both in
+    Russian, on standard error (exit 1)."""
+    import time
+
+    from tests.net.test_e2e import host
+    from tests.support.procs import Proc, env_for, localdurak
+
+    procs: list[Proc] = []
+    try:
+        h = host(tmp_path, procs, "--seats", "2", "--pin", "4821")
+        listening = h.event("listening")
+        p = Proc(
+            localdurak(
+                "join", "--bot", "--lang", "ru", "--address", f"127.0.0.1:{listening['port']}"
+            ),
+            env_for(tmp_path / "vera"),
+            "vera",
+        )
+        procs.append(p)
+        assert p.wait(30) == 1
+        for _ in range(50):  # the reader thread may still be reading its last words
+            if "--pin" in "".join(p.stderr):
+                break
+            time.sleep(0.05)
+        err = "".join(p.stderr)
+        assert "этот стол просит PIN: спросите его у хозяина стола" in err, err
+        assert "укажите его через --pin" in err and "ask the host" not in err, err
+    finally:
+        for q in procs:
+            q.kill()

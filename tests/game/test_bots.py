@@ -78,17 +78,21 @@ def new_game(opts: dict[str, Any], n: int, rng: random.Random) -> Game:
 
 
 def play(
-    opts: dict[str, Any], n: int, levels: Sequence[str], seed: int
+    opts: dict[str, Any],
+    n: int,
+    levels: Sequence[str],
+    seed: int,
+    challenges: list[tuple[int, bool]] | None = None,
 ) -> tuple[Game, list[Checked], GameResult]:
     """One seeded game; seat s plays ``levels[s % len(levels)]``.  After each challenge
-    ``game.challenge_outcomes`` notes (challenger, whether the card was a cheat)."""
+    ``challenges`` (if given) notes (challenger, whether the card was a cheat)."""
     rng = random.Random(seed)
     game = new_game(opts, n, rng)
     bots = [
         Checked(make_bot(levels[s % len(levels)], random.Random(seed * 7 + s)), game)
         for s in range(n)
     ]
-    outcomes: list[tuple[int, bool]] = []
+    outcomes: list[tuple[int, bool]] = [] if challenges is None else challenges
 
     def note(a: Action) -> None:
         if a.do is Do.CHALLENGE:
@@ -96,7 +100,6 @@ def play(
             outcomes.append((a.seat, all(a.card not in pair for pair in game.table)))
 
     result = play_game(game, bots, rng, on_action=note)
-    game.challenge_outcomes = outcomes  # type: ignore[attr-defined]
     return game, bots, result
 
 
@@ -369,8 +372,9 @@ def test_R_S2_normal_challenges_a_cheat_it_saw_and_never_a_legal_card() -> None:
     and then."""
     caught = cheats = 0
     for seed in range(15):
-        game, bots, _ = play({"cheating": True}, 3, ["normal", "normal", "random"], seed)
-        for seat, was_cheat in game.challenge_outcomes:  # type: ignore[attr-defined]
+        challenges: list[tuple[int, bool]] = []
+        _, bots, _ = play({"cheating": True}, 3, ["normal", "normal", "random"], seed, challenges)
+        for seat, was_cheat in challenges:
             assert was_cheat, f"seat {seat} challenged a legal card (seed {seed})"
             caught += 1
         cheats += sum(b.cheats for b in bots)

@@ -244,6 +244,10 @@ async def test_a_bad_layer_removal_over_the_network_aborts_naming_the_stripper_a
     capsys: pytest.CaptureFixture[str],
     cheater: int,
 ) -> None:
+    # reading: "a seat's strip/decode is bad" — over the network a bad decode cannot come
+    # first: every layer removal is proven and checked before anyone decodes, so the bad
+    # strip is what is caught (the decode's own DLEQ, `BadDecode`, is tested in
+    # tests/protocol/test_bad_decode.py).
     # The cheater's first layer removal of the deal puts another (valid) point in one slot:
     # its proof cannot hold.  The host relays it before checking; the next seat of the
     # chunk's route checks the chain before stripping, the owner before decoding.

@@ -84,7 +84,8 @@ async def resume_to_the_end(identity: Identity, journal: Path) -> list[dict[str,
     assert host.results, events
     over = host.results[0]
     assert "forfeit" not in over and "aborted" not in over, over
-    check_record(over["record"])
+    record = check_record(over["record"])
+    assert record["host_resumed"], "the record says the host resumed"
     return events
 
 

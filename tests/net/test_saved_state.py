@@ -16,6 +16,7 @@ from typing import Any
 import msgpack
 import pytest
 
+from localdurak.game.outcome import BoutEnded, first
 from localdurak.game.rules import Rules
 from localdurak.net.client import Address, ClientSession
 from localdurak.net.host import EVENTS_FILE, HostOptions, TableHost, read_frames
@@ -58,6 +59,23 @@ def test_a_seat_mid_game_round_trips_and_plays_on() -> None:
     g.play_out()
     assert g.host.game is not None and g.host.game.result is not None
     assert all(p.result() == g.host.game.result for p in g.seats)
+
+
+def test_a_seat_s_last_outcome_comes_back_as_the_same_events() -> None:
+    """The events of the engine's outcome (NamedTuples) are saved by their fields' names, the
+    form a frozen dataclass had, and read back as equal events of the same kind."""
+    g = MemoryGame(2, Rules(deck=36), seed=5)
+    g.deal()
+    seat = g.seats[0]
+    for _ in range(200):
+        if first(seat.last_outcome, BoutEnded) is not None:
+            break
+        assert g.step()
+    ended = seat.last_outcome
+    assert first(ended, BoutEnded) is not None
+    restored = SeatGame.thaw(seat.freeze(), g.keys[0], os.urandom)
+    assert restored.last_outcome == ended
+    assert [type(e) for e in restored.last_outcome] == [type(e) for e in ended]
 
 
 @pytest.mark.parametrize("framed", [False, True])
