@@ -35,6 +35,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from itertools import chain
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -194,23 +195,24 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="before (REF) and after, each tree's own script")
     ap.add_argument("ref", help="a git revision (or a directory holding a code tree)")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--after", metavar="REF", help="compare with REF instead of this tree")
     ap.add_argument("--keys", default="", help="show only the numbers whose path matches")
     ap.add_argument("script", nargs="+", help="-- SCRIPT ARG... (the script prints JSON)")
     args = ap.parse_args(argv)
     keys = re.compile(args.keys)
     runs: dict[str, list[dict[str, float]]] = {"before": [], "after": []}
-    with checkout(args.ref) as tree:
-        trees = {"before": tree, "after": ROOT}
+    with checkout(args.ref) as tree, checkout(args.after or str(ROOT)) as after:
+        trees = {"before": tree, "after": after}
         for r in range(args.rounds):
             order = ["before", "after"] if r % 2 == 0 else ["after", "before"]
             for name in order:
                 runs[name].append(run_script(trees[name], args.script))
     med = {
-        name: {k: statistics.median(x[k] for x in rs if k in x) for k in set().union(*rs)}
+        name: {k: statistics.median(x[k] for x in rs if k in x) for k in dict.fromkeys(chain(*rs))}
         for name, rs in runs.items()
     }
     print(f"before: {describe(args.ref)}")
-    print(f"after:  {current()}")
+    print(f"after:  {describe(args.after) if args.after else current()}")
     print(f"{' '.join(args.script)}: {args.rounds} rounds, alternating; medians")
     both = [k for k in med["after"] if k in med["before"] and keys.search(k)]
     width = max((len(k) for k in med["after"] | med["before"]), default=10)

@@ -38,7 +38,9 @@ figures; the comparison runs interleaved in ten rounds as well.
 ``--compare REF``: our engine before and after, side by side from one run.  REF (a commit,
 a branch) is checked out into a temporary git worktree; two worker processes, one importing
 ``localdurak`` from REF and one from this tree, play the scenarios above (random play, each
-variant and seat count; the first listed option, 2 players) with this script's own code: the
+variant and seat count, and 3-player podkidnoy in the cheating mode, whose honest random play
+still has the engine copy the bout's state before every card; the first listed option, 2
+players) with this script's own code: the
 same games (game i of a scenario is seeded by the seed, the scenario and i) in both, chunk by
 chunk, in rounds whose order alternates (before, after / after, before), CPU time of the
 worker.  The same games must take the same number of actions in both (the engine's behaviour
@@ -170,7 +172,10 @@ def combine(ms: list[dict[str, float]]) -> dict[str, float]:
 
 # --- before and after (--compare) ---------------------------------------------------------
 
-SCENARIOS = [f"random-{variant.value}-{seats}" for variant, seats in CONFIGS] + ["first-option-2"]
+SCENARIOS = [f"random-{variant.value}-{seats}" for variant, seats in CONFIGS] + [
+    "random-podkidnoy-3-cheating",  # R-S1: the engine keeps the bout's state before each card
+    "first-option-2",
+]
 
 
 def scenario_games(scenario: str, seed: int, start: int, games: int) -> Callable[[], int]:
@@ -185,8 +190,8 @@ def scenario_games(scenario: str, seed: int, start: int, games: int) -> Callable
             decks.append(d)
         it = iter(decks)
         return lambda: first_option_game(next(it), 1)
-    _, variant, seats = scenario.split("-")
-    rules = Rules(variant=Variant(variant))
+    _, variant, seats, *mode = scenario.split("-")
+    rules = Rules(variant=Variant(variant), cheating=mode == ["cheating"])
     n = int(seats)
     return lambda: random_game(rules, n, random.Random(f"{seed}-{scenario}-{next(numbers)}"))
 

@@ -1,6 +1,6 @@
 """The soak suites at their full counts: hostile input, faults, load, endurance (tests/soak/).
 
-    python benchmarks/soak.py [--json] [--only fuzz,faults,load,endurance] [--out FILE]
+    python benchmarks/soak.py [--json] [--only fuzz,faults,load,endurance,recovery] [--out FILE]
 
 Every host runs on loopback with advertising off, or inside network namespaces this script
 makes itself (the faults suite; needs root).  Prints each suite's figures; ``--json`` one JSON
@@ -21,7 +21,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ["LOCALDURAK_NO_MDNS"] = "1"
 
-SUITES = ("fuzz", "faults", "load", "endurance")
+SUITES = ("fuzz", "faults", "load", "endurance", "recovery")
 
 
 def run_suite(name: str, tmp: Path) -> dict[str, Any]:
@@ -29,6 +29,10 @@ def run_suite(name: str, tmp: Path) -> dict[str, Any]:
         from tests.soak.fuzz import run_fuzz
 
         return asyncio.run(run_fuzz(tmp, 100_000, hard_every=2_000, progress=True))
+    if name == "recovery":
+        from tests.soak.recovery import run_recovery
+
+        return run_recovery(tmp, games=int(os.environ.get("LOCALDURAK_RECOVERY_GAMES", "40")))
     if name == "faults":
         from tests.soak.faults import run_faults
 

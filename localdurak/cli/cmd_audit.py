@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     except record_file.RecordError as e:
-        print(f"localdurak audit: {args.record}: {e}", file=sys.stderr)
+        print(f"localdurak audit: {args.record}: {record_file.said(e)}", file=sys.stderr)
         return 2
     if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
         print(
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         # A game record: its actions must be there (deleting them must not skip the rules).
         report = audit(record, require_actions=True)
     except NotARecord as e:
-        print(f"localdurak audit: {args.record}: {e}", file=sys.stderr)
+        print(f"localdurak audit: {args.record}: {record_file.said(e)}", file=sys.stderr)
         return 2
     if report.clean:
         print("clean")

@@ -148,12 +148,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         identity = load_or_create()
     except IdentityError as e:
-        print(f"localdurak host: {e}", file=sys.stderr)
+        _said(str(e))
         return 1
     if args.resume is not None:
         problem = _not_a_journal(args.resume)
         if problem is not None:
-            print(f"localdurak host: cannot resume {args.resume}: {problem}", file=sys.stderr)
+            _cannot_resume(args.resume, problem)
             return 1
         if not args.headless and _hosted_by_a_person(args.resume):
             # The table's own player comes back to his seat, on his screen.
@@ -167,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             host = resume_table(identity, args.resume, on_event=_print, record_dir=args.record_dir)
         except (OSError, ValueError) as e:
-            print(f"localdurak host: cannot resume {args.resume}: {e}", file=sys.stderr)
+            _cannot_resume(args.resume, _why(e))
             return 1
     else:
         if args.seats is None:
@@ -227,14 +227,40 @@ async def _host_and_play(identity: Any, options: HostOptions, args: argparse.Nam
 
     try:
         hosting, session = await host_and_sit(identity, options, settings.player_name(args.player))
-    except (PortInUse, OSError) as e:
-        print(f"localdurak host: {e}", file=sys.stderr)
+    except (OSError, ValueError) as e:
+        _said(_why(e))
         return 1
     return await _play_hosted(hosting, session, args.ascii)
 
 
 JOURNAL_MAX = 256 << 20
 """Larger than any journal (a 52-card game at six seats writes a few MB)."""
+
+
+def _why(e: BaseException) -> str:
+    """What an exception says, for `net_reason`: an OSError's reason without its number and
+    the path the message names already ("[Errno 2] no such journal: 'x'")."""
+    if isinstance(e, OSError) and e.strerror and not isinstance(e, PortInUse):
+        return e.strerror
+    return str(e)
+
+
+def _said(reason: str) -> None:
+    """A refusal on standard error, in the player's language (the network's and the
+    table's words through `net_reason`; one it does not know stays as it is)."""
+    from localdurak.cli.net_words import net_reason
+
+    print(f"localdurak host: {net_reason(reason)}", file=sys.stderr)
+
+
+def _cannot_resume(journal: Path, reason: str) -> None:
+    from localdurak.cli.net_words import net_reason
+
+    print(
+        "localdurak host: "
+        + _("cannot resume {journal}: {reason}").format(journal=journal, reason=net_reason(reason)),
+        file=sys.stderr,
+    )
 
 
 def _not_a_journal(path: Path) -> str | None:
@@ -274,12 +300,12 @@ async def _resume_and_play(identity: Any, args: argparse.Namespace) -> int:
     try:
         hosting = await resume_hosting(identity, args.resume, args.record_dir)
     except (OSError, ValueError) as e:
-        print(f"localdurak host: cannot resume {args.resume}: {e}", file=sys.stderr)
+        _cannot_resume(args.resume, _why(e))
         return 1
     try:
         session = await sit_at_own_table(identity, hosting, settings.player_name(args.player))
     except (ConnectionError, OSError) as e:
-        print(f"localdurak host: {e}", file=sys.stderr)
+        _said(_why(e))
         return 1
     return await _play_hosted(hosting, session, args.ascii)
 
@@ -304,8 +330,9 @@ def _said_paused(journal: Path | None) -> None:
     """The exact command that carries a paused table on (nothing when it closed)."""
     if journal is not None:
         print(
-            "localdurak host: paused; carry the table on with:\n"
-            f"  localdurak host --resume {shlex.quote(str(journal))}",
+            "localdurak host: "
+            + _("paused; carry the table on with:")
+            + f"\n  localdurak host --resume {shlex.quote(str(journal))}",
             file=sys.stderr,
         )
 
@@ -321,8 +348,8 @@ async def _serve(host: TableHost) -> int:
             loop.add_signal_handler(sig, stop.set)
     try:
         await host.start()
-    except (PortInUse, OSError) as e:
-        print(f"localdurak host: {e}", file=sys.stderr)
+    except OSError as e:
+        _said(_why(e))
         await host.close()
         return 1
     running = asyncio.create_task(host.run())

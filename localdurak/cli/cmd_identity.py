@@ -17,6 +17,7 @@ import sys
 from typing import Any
 
 from localdurak.cli.i18n import _
+from localdurak.cli.net_words import net_reason
 from localdurak.cli.options import client_parent
 from localdurak.datadir import data_dir
 from localdurak.net.identity import CERT_FILE, KEY_FILE, IdentityError, load_or_create
@@ -53,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         identity = load_or_create()
     except IdentityError as e:
-        print(f"localdurak identity: {e}", file=sys.stderr)
+        print(f"localdurak identity: {net_reason(str(e))}", file=sys.stderr)
         return 1
     print(
         _("your identity: {fingerprint}").format(fingerprint=key_fingerprint(identity.public_key))

@@ -126,20 +126,20 @@ def run(args: argparse.Namespace) -> int:
     try:
         identity = load_or_create()
     except IdentityError as e:
-        print(f"localdurak join: {e}", file=sys.stderr)
+        print(f"localdurak join: {net_reason(str(e))}", file=sys.stderr)
         return 1
     name = ""
     if args.fingerprint is not None:
         try:
             normalize_fingerprint(args.fingerprint)
         except IdentityError as e:
-            print(f"localdurak join: {e}", file=sys.stderr)
+            print(f"localdurak join: {net_reason(str(e))}", file=sys.stderr)
             return 2
     if args.address is not None:
         try:
             address = Address.parse(args.address, args.fingerprint)
         except ValueError as e:
-            print(f"localdurak join: {e}", file=sys.stderr)
+            print(f"localdurak join: {net_reason(str(e))}", file=sys.stderr)
             return 2
     else:
         # Say what we wait for, at once: the look lasts up to --timeout.

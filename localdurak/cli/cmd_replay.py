@@ -76,7 +76,9 @@ def run(args: argparse.Namespace) -> int:
     except RecordError as e:
         print(
             "localdurak replay: "
-            + _("{path} is not a valid record: {reason}").format(path=args.record, reason=e),
+            + _("{path} is not a valid record: {reason}").format(
+                path=args.record, reason=record_file.said(e)
+            ),
             file=sys.stderr,
         )
         return 2

@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 from localdurak.cli.i18n import _
+from localdurak.cli.net_words import net_reason
 from localdurak.cli.options import client_parent
 from localdurak.net.discovery import DiscoveryUnavailable, TableInfo, browse
 
@@ -54,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         tables = asyncio.run(browse(args.timeout))
     except DiscoveryUnavailable as e:
-        print(f"localdurak tables: {e}", file=sys.stderr)
+        print(f"localdurak tables: {net_reason(str(e))}", file=sys.stderr)
         return 1
     if args.json:
         print(json.dumps([t.to_json() for t in tables], ensure_ascii=False))

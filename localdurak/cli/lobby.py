@@ -36,7 +36,7 @@ from prompt_toolkit.widgets import TextArea
 from localdurak.cli import settings
 from localdurak.cli.controller import Shell
 from localdurak.cli.i18n import _
-from localdurak.cli.net_words import net_reason, net_sentence
+from localdurak.cli.net_words import exception_reason, net_reason, net_sentence
 from localdurak.cli.table import pad, wrap
 from localdurak.game.rules import (
     OPTION_NAMES,
@@ -581,7 +581,7 @@ class Lobby:
                 try:
                     identity = load_for_seat()
                 except IdentityError as e:
-                    self._say(str(e))
+                    self._say(net_reason(str(e)))
                     return
                 try:
                     # Trust on first use (docs/lan.md "Trust"): a known table, changed, is refused.
@@ -638,7 +638,7 @@ class Lobby:
                 try:
                     identity = load_for_seat()
                 except IdentityError as e:
-                    self._say(str(e))
+                    self._say(net_reason(str(e)))
                     return
                 options = HostOptions(
                     name=self.form.table_name,
@@ -656,7 +656,9 @@ class Lobby:
                 try:
                     hosting, session = await host_and_sit(identity, options, self.name)
                 except (OSError, ValueError) as e:
-                    self._say(_("Cannot host the table: {reason}").format(reason=e))
+                    self._say(
+                        _("Cannot host the table: {reason}").format(reason=exception_reason(e))
+                    )
                     return
                 self.message = ""
                 self.show("lobby")

@@ -199,6 +199,14 @@ _REASONS: list[tuple[str, Say]] = [
         lambda m: _("not your turn: {why}").format(why=net_reason(m["why"])),
     ),
     (r"the game is over", _fixed(lambda: _("the game is over"))),
+    (
+        r"the table is catching up",
+        _fixed(lambda: _("the table is catching up after its host came back: a moment")),
+    ),
+    (
+        r"only your own steps, but to give back what the host lost",
+        _fixed(lambda: _("only your own moves, but to give back what the host lost")),
+    ),
     (r"the cards are still being dealt", _fixed(lambda: _("the cards are still being dealt"))),
     (
         r"there is no bot at seat (?P<n>\d+)",
@@ -289,6 +297,162 @@ _REASONS: list[tuple[str, Say]] = [
         r"an offline game has no lobby: its bots are chosen when it starts",
         _fixed(lambda: _("an offline game has no lobby: its bots are chosen when it starts")),
     ),
+    # The host's own refusals at its command line: a resume that cannot be (net/host.py,
+    # net/table_store.py, net/host_resume.py), a port it cannot listen on (net/transport.py).
+    (r"the host stopped", _fixed(lambda: _("the host stopped"))),
+    (r"no such journal", _fixed(lambda: _("there is no such journal"))),
+    (
+        r"this journal does not say where its table keeps its state",
+        _fixed(lambda: _("this journal does not say where its table keeps its state")),
+    ),
+    (
+        r"the journal's first line is damaged and no table's state is beside it",
+        _fixed(lambda: _("the journal's first line is damaged and no table's state is beside it")),
+    ),
+    (
+        r"the table's saved state is not an object",
+        _fixed(lambda: _("the table's saved state is damaged")),
+    ),
+    (
+        r"the journal's first line is damaged, and the table beside it is playing another "
+        r"game \((?P<path>.*)\)",
+        lambda m: _(
+            "the journal's first line is damaged, and the table beside it is playing another "
+            "game ({path})"
+        ).format(path=m["path"]),
+    ),
+    (
+        r"the table's event log is empty or damaged from its start",
+        _fixed(lambda: _("the table's event log is empty or damaged from its start")),
+    ),
+    (
+        r"this table was hosted with another identity \(fingerprint (?P<theirs>\S+), this one "
+        r"is (?P<mine>\S+)\): its players would refuse this one\. Resume it with the "
+        r"LOCALDURAK_HOME \(and --profile\) it was hosted from",
+        lambda m: _(
+            "this table was hosted with another identity (fingerprint {theirs}, this one is "
+            "{mine}): its players would refuse this one. Resume it with the LOCALDURAK_HOME "
+            "(and --profile) it was hosted from"
+        ).format(theirs=m["theirs"], mine=m["mine"]),
+    ),
+    (
+        r"that (?P<what>game is over|journal is not this table's current game)"
+        r"(?: \(its record: (?P<record>.*?)\))?"
+        r"(?:; the table's current game: localdurak host --resume (?P<current>.*))?",
+        lambda m: (
+            (
+                (
+                    _("that game is over (its record: {record})").format(record=m["record"])
+                    if m["record"]
+                    else _("that game is over")
+                )
+                if m["what"] == "game is over"
+                else _("that journal is not this table's current game")
+            )
+            + (
+                "; "
+                + _("the table's current game: {command}").format(
+                    command="localdurak host --resume " + m["current"]
+                )
+                if m["current"]
+                else ""
+            )
+        ),
+    ),
+    (
+        r"this table's series is over: there is no game to resume \(its records are in "
+        r"(?P<path>.*)\)",
+        lambda m: _(
+            "this table's series is over: there is no game to resume (its records are in {path})"
+        ).format(path=m["path"]),
+    ),
+    (
+        r"this table is being hosted right now \(process (?P<pid>\S+)\): nothing was touched; "
+        r"stop that host first \(Ctrl-C pauses it\), then resume",
+        lambda m: _(
+            "this table is being hosted right now (process {pid}): nothing was touched; stop "
+            "that host first (Ctrl-C pauses it), then resume"
+        ).format(pid=m["pid"]),
+    ),
+    (
+        r"--record-dir: a resumed table keeps its record folder \((?P<path>.*)\); leave "
+        r"--record-dir out",
+        lambda m: _(
+            "--record-dir: a resumed table keeps its record folder ({path}); leave --record-dir out"
+        ).format(path=m["path"]),
+    ),
+    (
+        r"cannot listen on (?P<address>\S+): (?P<why>.*); choose another port with --port",
+        lambda m: _("cannot listen on {address}: {why}; choose another port with --port").format(
+            address=m["address"], why=net_reason(m["why"])
+        ),
+    ),
+    (
+        # asyncio's words for a port it cannot bind (the system's reason, in lower case).
+        r"error while attempting to bind on address \(.*?\): (?P<why>.*)",
+        lambda m: net_reason(m["why"]),
+    ),
+    (r"[Aa]ddress already in use", _fixed(lambda: _("the port is already in use"))),
+    (
+        r"[Cc]annot assign requested address",
+        _fixed(lambda: _("this computer has no such address")),
+    ),
+    (r"[Pp]ermission denied", _fixed(lambda: _("permission denied"))),
+    (r"No such file or directory", _fixed(lambda: _("there is no such file"))),
+    (r"Is a directory", _fixed(lambda: _("it is a folder"))),
+    (
+        r"--bots must be 0\.\.(?P<n>\d+)",
+        lambda m: _("--bots must be 0..{n}").format(n=m["n"]),
+    ),
+    (
+        r"cannot write in (?P<path>.+?): (?P<why>.*)",
+        lambda m: _("cannot write in {path}: {why}").format(
+            path=m["path"], why=net_reason(m["why"])
+        ),
+    ),
+    (
+        r"(?P<path>.+) has (?P<free>\d+) KB free; a game here needs about (?P<need>\d+) KB",
+        lambda m: _("{path} has {free} KB free; a game here needs about {need} KB").format(
+            path=m["path"], free=m["free"], need=m["need"]
+        ),
+    ),
+    # This device's identity (net/identity.py).
+    (
+        r"cannot make the identity's folder (?P<path>.+?): (?P<why>.*)",
+        lambda m: _("cannot make the identity's folder {path}: {why}").format(
+            path=m["path"], why=net_reason(m["why"])
+        ),
+    ),
+    (
+        r"cannot read the identity in (?P<path>.+?): (?P<why>.*)",
+        lambda m: _("cannot read the identity in {path}: {why}").format(
+            path=m["path"], why=net_reason(m["why"])
+        ),
+    ),
+    (
+        r"cannot save a new identity in (?P<path>.+?): (?P<why>.*)",
+        lambda m: _("cannot save a new identity in {path}: {why}").format(
+            path=m["path"], why=net_reason(m["why"])
+        ),
+    ),
+    (
+        r"(?P<path>.+) does not hold an Ed25519 (?P<what>key|certificate)",
+        lambda m: (
+            _("{path} does not hold an Ed25519 key")
+            if m["what"] == "key"
+            else _("{path} does not hold an Ed25519 certificate")
+        ).format(path=m["path"]),
+    ),
+    (
+        r"(?P<cert>.+) does not belong to the key in (?P<key>.+)",
+        lambda m: _("{cert} does not belong to the key in {key}").format(
+            cert=m["cert"], key=m["key"]
+        ),
+    ),
+    (
+        r"(?P<text>'.*') is not a SHA-256 fingerprint \(64 hex digits\)",
+        lambda m: _("{text} is not a SHA-256 fingerprint (64 hex digits)").format(text=m["text"]),
+    ),
     # Looking for tables (net/discovery.py).
     (
         r"mDNS is turned off \((?P<env>\w+)\); join with --address HOST:PORT",
@@ -318,6 +482,15 @@ def net_reason(text: str) -> str:
         if m is not None:
             return say(m)
     return text
+
+
+def exception_reason(e: BaseException, *, named: bool = True) -> str:
+    """`net_reason` of an exception: an OSError's own reason without its number, and the
+    file it concerns unless the message names it already (``named=False``)."""
+    if isinstance(e, OSError) and e.strerror:
+        said = net_reason(e.strerror)
+        return f"{said}: {e.filename}" if named and e.filename is not None else said
+    return net_reason(str(e))
 
 
 def net_sentence(text: str) -> str:

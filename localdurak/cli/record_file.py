@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any
 
+from localdurak.cli.i18n import _
 from localdurak.protocol.records import JOURNAL_FORMAT, RecordError, read_journal
 
 MAX_BYTES = 64 << 20
@@ -32,7 +33,7 @@ def is_journal(data: bytes) -> bool:
     first = data.split(b"\n", 1)[0]
     try:
         head = json.loads(first)
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # no JSON, no UTF-8, a number too long to read
         return False
     return isinstance(head, dict) and head.get("journal") == JOURNAL_FORMAT
 
@@ -41,6 +42,26 @@ UNFINISHED = (
     "the journal of a game that has not ended: its deck and card-privacy transcript are "
     "written when the game ends"
 )
+
+
+def said(e: Exception) -> str:
+    """Why a file is not a record, in the player's language where a player meets it (a
+    journal of a game not over, a file without the transcript); the format's own details
+    (which field is wrong) stay as the checks word them, like a protocol violation's."""
+    text = str(e)
+    if text == UNFINISHED:
+        return _(
+            "the journal of a game that has not ended: its deck and card-privacy transcript "
+            "are written when the game ends"
+        )
+    if text == "not a game record with a card-privacy transcript ('privacy')":
+        return _("not a game record with a card-privacy transcript")
+    if text == "not JSON: nested too deeply":
+        return _("not JSON: nested too deeply")
+    prefix = "not JSON this program reads: "
+    if text.startswith(prefix):
+        return _("not JSON this program reads: {reason}").format(reason=text[len(prefix) :])
+    return text
 
 
 def load(data: bytes, *, need: str = "deck") -> Any:
@@ -53,7 +74,15 @@ def load(data: bytes, *, need: str = "deck") -> Any:
         if need not in record:
             raise RecordError(UNFINISHED)
         return record
-    return json.loads(data.decode("utf-8"))
+    text = data.decode("utf-8")
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise RecordError("not JSON: nested too deeply") from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as e:  # a number with more digits than Python converts
+        raise RecordError(f"not JSON this program reads: {e}") from None
 
 
-__all__ = ["MAX_BYTES", "RecordError", "is_journal", "load", "read"]
+__all__ = ["MAX_BYTES", "RecordError", "is_journal", "load", "read", "said"]

@@ -4,18 +4,18 @@ In the cheating mode the engine keeps, before each card-playing action of the bo
 cover, transfer), a `BoutState` copied from the game; a caught cheat puts the one taken
 before the cheat back (R-S3).  The engine itself keeps these fields flat on `Game` (the
 state machine reads them on every action, so one attribute lookup each); this object is
-their named copy, instead of a tuple of fourteen positions.
+their named copy: a `typing.NamedTuple` (as cheap to make as a tuple, one per card played in
+the cheating mode) with its fields named, instead of a tuple of fourteen positions.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from localdurak.game.cards import Card
 
 
-@dataclass(frozen=True, slots=True)
-class BoutState:
+class BoutState(NamedTuple):
     """The bout's state at one moment (lists are the snapshot's own copies)."""
 
     hands: tuple[int, ...]

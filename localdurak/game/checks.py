@@ -329,20 +329,24 @@ class Checking(BoutEnding):
 
     def _snapshot(self) -> BoutState:
         """The bout's state before a card-playing action, for the rollback of R-S3."""
-        return BoutState(
-            hands=tuple(self._hands),
-            unknown=tuple(self._unknown),
-            public=tuple(self._pub),
-            table=tuple(self._table),
-            uncovered=self._uncovered,
-            table_mask=self._table_mask,
-            rank_cards=self._rank_cards,
-            passed=self._passed,
-            taking=self._taking,
-            attacker=self.attacker,
-            defender=self.defender,
-            attackers=self._attackers,
-            shown=tuple(self._shown),
+        # Positional, in BoutState's field order (one C call, not the generated __new__).
+        return tuple.__new__(
+            BoutState,
+            (
+                tuple(self._hands),
+                tuple(self._unknown),
+                tuple(self._pub),
+                tuple(self._table),
+                self._uncovered,
+                self._table_mask,
+                self._rank_cards,
+                self._passed,
+                self._taking,
+                self.attacker,
+                self.defender,
+                self._attackers,
+                tuple(self._shown),
+            ),
         )
 
     def _do_challenge(self, a: Action) -> Outcome:

@@ -29,6 +29,7 @@ from localdurak.game.state import (
     GameState,
     _flat,
     _new,
+    _refill_order,
     _seats_of,
 )
 
@@ -128,40 +129,45 @@ class BoutEnding(GameState):
     def _refill(self, d: int) -> Refilled | None:
         """R-B12 (R-P6): draw up to the hand size; the trump card is drawn last.  Returns
         the refill's event (None: nobody drew)."""
-        opener, out = self._opener, self._out_mask
-        if self._duren:
-            order = [opener, d]
-        else:
-            # The attackers from the main attacker clockwise, the defender last.
-            order = [s for s in self._clockwise[opener] if s != d and not out >> s & 1]
-            order.append(d)
+        opener = self._opener
+        order = (opener, d) if self._duren else _refill_order(self.seats, opener, d, self._out_mask)
         hands, unknown, hs, stock = self._hands, self._unknown, self._hs, self._stock
-        pos = self._refill_from = self._stock_pos
+        full = self._full
+        pos = start = self._refill_from = self._stock_pos
+        left = self.stock_count
         sched: list[int] = []
         for s in order:
-            k = min(hs - hands[s].bit_count() - unknown[s], self.stock_count)
+            k = hs - hands[s].bit_count() - unknown[s]
             if k <= 0:
                 continue
-            self.stock_count -= k
+            if k > left:
+                k = left
+            left -= k
             sched += [s] * k
-            if self._full:
+            if full:
+                m = hands[s]
                 for c in stock[pos : pos + k]:
-                    hands[s] |= 1 << c
+                    m |= 1 << c
+                hands[s] = m
                 pos += k
             else:
                 unknown[s] += k  # hidden: the card-privacy protocol tells the drawer alone
+            if not left:
+                break
+        self.stock_count = left
         self._stock_pos = pos
         self._last_refill = sched
         if not sched:
             return None
-        if not self.stock_count and self._turned is not None:
+        if not left and self._turned is not None:
             # R-D2: the turned trump card, the stock's last, was drawn in everyone's sight.
             s, b = sched[-1], 1 << self._turned
-            if not self._full:
+            if not full:
                 unknown[s] -= 1
                 hands[s] |= b
             self._pub[s] |= b
-        return _new(Refilled, (tuple(sched), self._drawn_cards()))
+        drawn = tuple(stock[start:pos]) if full else self._drawn_cards()
+        return _new(Refilled, (tuple(sched), drawn))
 
     def _drawn_cards(self) -> tuple[Card | None, ...]:
         """The cards of the last refill, one per step, as this game knows them."""

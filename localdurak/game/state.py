@@ -143,6 +143,14 @@ def _next_in(seats: int, seat: int) -> int | None:
     return None
 
 
+@cache
+def _refill_order(seats: int, opener: int, d: int, out: int) -> tuple[int, ...]:
+    """R-B12: who draws, in order: the attackers from the main attacker ``opener`` clockwise,
+    then the defender ``d`` (the seats out, the bit set ``out``, do not draw)."""
+    order = [s for s in _clockwise(seats)[opener] if s != d and not out >> s & 1]
+    return (*order, d)
+
+
 def _seats_of(mask: int) -> tuple[int, ...]:
     """The seats of a seat bit set, lowest first."""
     return tuple(s for s in range(mask.bit_length()) if mask >> s & 1)

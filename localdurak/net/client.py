@@ -124,6 +124,7 @@ class ClientSession(SessionPort, SessionSaved):
         if a.fingerprint is None:
             a.fingerprint = channel.peer_fingerprint
         self.channel = channel
+        self.known_table = welcome.table or self.known_table
         if self.last_seq is not None and (
             authed.seq < self.last_seq
             or authed.seat != self.my_seat
@@ -464,6 +465,7 @@ class ClientSession(SessionPort, SessionSaved):
     def _apply(self, m: Message) -> list[Signed]:
         if isinstance(m, Lobby):
             self.lobby = m
+            self.known_table = m.table
             return []
         if isinstance(m, GameStarted):
             if self.my_seat is None:

@@ -80,7 +80,11 @@ class SessionPort(SessionState):
 
     @property
     def table_name(self) -> str:
-        return self.lobby.table if self.lobby is not None else self.address.host
+        """The table's name as its host says it; until then the name known from before a
+        reconnect (`known_table`); the address only for a table never heard from."""
+        if self.lobby is not None:
+            return self.lobby.table
+        return self.known_table or self.address.host
 
     @property
     def offline(self) -> bool:

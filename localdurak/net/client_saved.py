@@ -47,6 +47,7 @@ class SessionSaved(SessionState):
             "game": self.game.freeze() if self.game is not None else None,
             "pending": list(self._pending),
             "address": [self.address.host, self.address.port],
+            "table": self.known_table,
         }
         data = snapshot.dumps(saved, kind="session", classes=SNAPSHOT_CLASSES)
         try:
@@ -142,6 +143,8 @@ class SessionSaved(SessionState):
             return
         self.my_seat = saved["seat"]
         self.last_seq = saved["last_seq"]
+        if isinstance(saved.get("table"), str) and saved["table"]:
+            self.known_table = saved["table"]
         self._pending = list(saved["pending"])
         if saved["game"] is not None:
             try:

@@ -118,6 +118,9 @@ class SessionState:
         self.hold = hold
         self.my_seat: int | None = None
         self.lobby: Lobby | None = None
+        self.known_table: str | None = None
+        """The table's name as last heard (a lobby, or the saved seat): kept across a
+        reconnect, when a resumed host or a session started again has not said it yet."""
         self.game: SeatGame | None = None
         self.score: tuple[int, ...] = ()
         self.results: list[GameOver] = []

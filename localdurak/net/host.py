@@ -107,6 +107,7 @@ from localdurak.protocol.messages import (
     Bye,
     Error,
     Message,
+    Notice,
     Privacy,
     Ready,
     RemoveBot,
@@ -194,6 +195,10 @@ class TableHost(HostLobby, HostMoves, HostEnding, HostResume):
             # to resend froze for good (1 resume of all-bot tables in 6).
             self.inbox.put_nowait(Call(wake))
             self._post_later(GIVE_BACK_WAIT, self.bots.resend_waiting)
+        if self.resumed and not self.store.broken:
+            # It can save again: a "cannot save" the old host told is over (seen under
+            # tmux: the friends' screens kept it after a full disk was freed and resumed).
+            self._emit(Notice(seq=self._next_seq(), problem=""))
         self._maybe_start()
 
     async def run(self) -> None:

@@ -146,6 +146,7 @@ class HostResume(HostCore):
             for k, ev in enumerate(events):
                 seq = getattr(ev, "seq", None)
                 refused = list(self.game.refused_steps) if self.game is not None else []
+                counters = list(self.game.counters.last) if self.game is not None else []
                 try:
                     if not isinstance(seq, int) or seq <= self.seq:
                         raise BadMessage(f"event {seq} after event {self.seq}")
@@ -159,7 +160,9 @@ class HostResume(HostCore):
                         self.events.pop()
                     self.seq = getattr(self.events[-1], "seq") if self.events else 0  # noqa: B009
                     if self.game is not None:
-                        self.game.refused_steps = refused  # not a refusal: a damaged copy
+                        # Not a refusal but a damaged copy: the journal's may be whole.
+                        self.game.refused_steps = refused
+                        self.game.counters.last[:] = counters
                     whole = False
                     break
             if not events:
@@ -328,10 +331,13 @@ class HostResume(HostCore):
         """Disk trouble on every screen (a `Notice`), and on the host's own output."""
         text = "" if problem is None else f"{CANNOT_SAVE}: {problem}"[:200]
         self.on_event({"event": "disk", "problem": text or None})
+        # The host's own player reads it on his screen (the `Notice`): a log line written
+        # to the terminal his screen is drawn on broke the picture (seen under tmux).
+        say = log.info if self.o.own_seat else log.warning
         if problem is None:
-            log.warning("the table saves again")
+            say("the table saves again")
         else:
-            log.warning("%s", text)
+            say("%s", text)
         self._emit(Notice(seq=self._next_seq(), problem=text))
 
     def _rewrite_all(self) -> None:

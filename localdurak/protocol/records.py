@@ -264,7 +264,7 @@ def _loads(text: str | bytes) -> Any:
         return json.loads(text)
     except RecursionError:
         raise RecordError("not JSON: nested too deeply") from None
-    except json.JSONDecodeError as e:
+    except ValueError as e:  # JSONDecodeError, or a number with more digits than Python reads
         raise RecordError(f"not JSON: {e}") from None
 
 
@@ -526,7 +526,7 @@ def read_journal(text: str | bytes) -> dict[str, Any]:
     for n, line in enumerate(lines, 1):
         try:
             obj = json.loads(line)
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # ValueError: also a number too long to read
             raise RecordError(f"journal line {n} is not JSON") from None
         if not isinstance(obj, dict):
             raise RecordError(f"journal line {n} is not a JSON object")

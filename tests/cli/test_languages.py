@@ -625,9 +625,12 @@ def test_an_impossible_table_is_refused_in_the_language(code: str) -> None:
 
 @pytest.mark.parametrize("code", LANGUAGES)
 def test_command_line_refusals_in_the_language(code: str, tmp_path: Path) -> None:
-    """Real runs: a bad --port, --seats 9, an impossible table, a missing record."""
+    """Real runs: a bad --port, --seats 9, an impossible table, a missing record, a record
+    nested too deeply to read."""
     from tests.support.procs import env_for, localdurak
 
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
     i18n.set_language(code)
     cases = [
         (["host", "--port", "99999"], _("a port is 0..65535, not {port}").format(port=99999)),
@@ -637,6 +640,7 @@ def test_command_line_refusals_in_the_language(code: str, tmp_path: Path) -> Non
             _("Teams {teams} need exactly {need} players, not {seats} (R-T1)."),
         ),
         (["replay", str(tmp_path / "none.json")], _("cannot read {path}: {reason}")),
+        (["audit", str(deep)], _("not JSON: nested too deeply")),
     ]
     for args, want in cases:
         done = subprocess.run(
@@ -775,3 +779,140 @@ async def test_game_over_pogony_beside_a_chinese_name() -> None:
     assert lines[top + 1].count("✶") == 6 and lines[top + 2].count("6") == 3
     assert "王 大 同" in lines[top + 3] and lines[top + 3].count("╲▁▁▁▁▁▁╱") == 3
     assert _("{names} — durak!").format(names="王大同") in text
+
+
+@pytest.fixture(scope="module")
+def finished_table(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A headless all-bot table of one short game, played to its end: its host's data
+    directory and the game's journal."""
+    from tests.support.procs import env_for, localdurak
+
+    where = tmp_path_factory.mktemp("finished")
+    args = ["host", "--headless", "--seats", "2", "--bots", "2", "--level", "random"]
+    args += ["--no-advertise", "--port", "0", "--deck", "24", "--record-dir", str(where / "r")]
+    done = subprocess.run(
+        localdurak(*args), env=env_for(where), capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    (journal,) = (where / "r").glob("*.journal")
+    return where, journal
+
+
+@pytest.mark.parametrize("code", ["ru", "zh_Hant"])
+def test_the_hosts_own_refusals_in_the_language(
+    code: str, tmp_path: Path, finished_table: tuple[Path, Path]
+) -> None:
+    """Real runs of `localdurak host`: a resume of a journal that is not there, of a damaged
+    one, of a finished series, under another identity, and a port another program holds —
+    refused in the language (exit 1), nothing left in English but paths and commands."""
+    import socket
+
+    from tests.support.procs import env_for, localdurak
+
+    home, finished = finished_table
+    damaged = tmp_path / "kitchen.journal"
+    damaged.write_bytes(b"\x00garbage\n")
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    i18n.set_language(code)
+    refused = _("cannot resume {journal}: {reason}").split("{")[0]
+    resume = ["host", "--headless", "--resume"]
+    # (arguments, the data directory, words in the language, English words not to be there)
+    cases = [
+        (
+            [*resume, str(tmp_path / "none.journal")],
+            tmp_path,
+            [refused, _("there is no such file")],
+            ["cannot resume", "No such file"],
+        ),
+        (
+            [*resume, str(damaged)],
+            tmp_path,
+            [refused, _("the journal's first line is damaged and no table's state is beside it")],
+            ["cannot resume", "damaged"],
+        ),
+        (
+            ["host", "--headless", "--no-advertise", "--port", str(port), "--bots", "1"],
+            tmp_path,
+            [
+                _("the port is already in use"),
+                _("cannot listen on {address}: {why}; choose another port with --port")
+                .split("{")[0]
+                .strip(),
+            ],
+            ["cannot listen", "in use"],
+        ),
+        (
+            [*resume, str(finished)],
+            home,
+            [
+                refused,
+                _(
+                    "this table's series is over: there is no game to resume (its records "
+                    "are in {path})"
+                ).split("{")[0],
+            ],
+            ["cannot resume", "series is over"],
+        ),
+        (
+            [*resume, str(finished)],
+            tmp_path,  # another device's identity
+            [refused, "LOCALDURAK_HOME"],
+            ["cannot resume", "another identity"],
+        ),
+    ]
+    try:
+        for args, data, want, english in cases:
+            done = subprocess.run(
+                localdurak("--lang", code, *args),
+                env=env_for(data),
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert done.returncode == 1, (args, done.stderr)
+            assert "Traceback" not in done.stderr
+            for words in want:
+                assert words in done.stderr, f"{code} {args}: {done.stderr!r} lacks {words!r}"
+            for words in english:
+                assert words not in done.stderr, f"{code} {args}: {done.stderr!r}"
+    finally:
+        taken.close()
+
+
+# A player's gender is unknown, and so is a table name's case: in Russian, Ukrainian and
+# Polish a name is never the subject of a past-tense verb or a participle ("Vera вышел"),
+# and a table's name stands alone in quotes ("за стол «Кухня»", not "за Кухня").
+PERSON = re.compile(r"\{(?:name|names|attacker|defender|target|who)\}")
+GENDERED = {
+    "ru": re.compile(r"\w{2,}(?:ил|ел|ал|ял|ул|ыл|ился|елся|ался|ялся|ан|ян|ен|ён)\b"),
+    "uk": re.compile(r"\w{2,}(?:ив|ів|ав|яв|ув|шов|ився|ався|ений|аний|яний)\b"),
+    "pl": re.compile(r"\w{2,}(?:ił|ał|ął|ół|eł|ony|any|ęty)\b"),
+}
+TABLE_NAMED = [
+    "Cannot join {name}: {reason}",
+    "Joining {name}…",
+    "{name} cannot be joined from here: {state}",
+    "{name} asks for a PIN: the host knows it. Enter joins, Esc back.",
+]
+QUOTED = {"ru": "«{name}»", "uk": "«{name}»", "pl": "„{name}”"}
+
+
+@pytest.mark.parametrize("code", sorted(GENDERED))
+def test_a_name_is_never_declined_nor_given_a_gender(code: str) -> None:
+    gendered = []
+    for msgid, (_plural, forms) in po_entries(code).items():
+        if msgid.startswith(("{name} at {where} shows", "the identity in {folder}")):
+            continue  # a table's name (in the present), a profile's (a noun's gender)
+        for form in forms:
+            for m in PERSON.finditer(form):
+                # The verb of the name: the next two words after it.
+                after = " ".join(form[m.end() :].split()[:2])
+                if GENDERED[code].search(after):
+                    gendered.append(form)
+    assert not gendered, f"{code}: a name with a gendered verb: {gendered}"
+    entries = po_entries(code)
+    for msgid in TABLE_NAMED:
+        assert QUOTED[code] in entries[msgid][1][0], (code, msgid)

@@ -364,3 +364,31 @@ async def test_lobby_hosts_a_table_with_a_pin_and_shows_it(pipe: PipeInput) -> N
     pipe.send_text("q")
     await _until(app, "Tables on this network")
     assert await _quit(app, pipe, task) == 0
+
+
+async def test_the_lobby_says_why_it_cannot_host_in_the_language(pipe: PipeInput) -> None:
+    """The lobby's host form on a port another program holds: the reason in Russian (the
+    port in use), not the system's English."""
+    import socket
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    try:
+        i18n.set_language("ru")
+        lobby = Lobby("Anna", NoTables(), bot_delay=0, port=taken.getsockname()[1])
+        app = DurakApp(lobby=lobby, input=pipe, output=FixedOutput())
+        task = asyncio.get_running_loop().create_task(app.run_async())
+        await _until(app, "Столы в этой сети")
+        pipe.send_text("h")
+        await _until(app, i18n._("Host a table"))
+        pipe.send_text("\r")
+        text = await _until(app, "Не удалось открыть стол")
+        flat = " ".join(text.split())
+        assert "порт уже занят" in flat and "in use" not in flat, text
+        assert app.hosting is None
+        pipe.send_text("\x1b")  # back to the lobby
+        await _until(app, "Столы в этой сети")
+        assert await _quit(app, pipe, task) == 0
+    finally:
+        taken.close()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import functools
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -202,8 +203,11 @@ async def test_the_lobby_says_why_an_address_cannot_be_joined_in_russian(
                 await rendered(app.application, 2)
                 pipe.send_text("127.0.0.1:9\r")  # nobody listens on the discard port
                 sent = True
-        assert "Не удалось сесть за 127.0.0.1:9: не удалось подключиться к 127.0.0.1:9" in (
-            screen.replace("\n  ", " ")
+        # The table's name stands alone ("за стол «…»", never declined); the line wraps
+        # inside the box after "к", before the address.
+        flat = re.sub(r"\s*│\n│\s*", " ", screen)
+        assert "Не удалось сесть за стол «127.0.0.1:9»: не удалось подключиться к 127.0.0.1:9" in (
+            flat
         ), screen
         assert want in screen and "Connect call" not in screen and "refused" not in screen
         pipe.send_text("q")
@@ -241,3 +245,60 @@ def test_a_script_without_the_pin_is_told_in_russian(tmp_path: Path) -> None:
     finally:
         for q in procs:
             q.kill()
+
+
+# The host's own refusals at its command line (`localdurak host`, `--resume`), the port it
+# cannot listen on, this device's identity: raised as plain exceptions, said by the CLI.
+HOST_SAYS = {
+    "host": {"ValueError", "OSError", "FileNotFoundError", "TableInUse"},
+    "table_store": {"ValueError", "OSError", "FileNotFoundError", "TableInUse"},
+    "transport": {"PortInUse"},
+    "identity": {"IdentityError"},
+}
+# Where a sentence continues only when there is more to say (its value is said apart).
+HOST_SAMPLES = {"where": "", "then": ""}
+
+
+@functools.cache
+def host_refusals() -> frozenset[str]:
+    """Every sentence `localdurak host` (and join, identity) prints from those exceptions, as
+    the code words it (an OSError's reason is its second argument)."""
+    out: set[str] = set()
+    SAMPLES.update(HOST_SAMPLES)
+    try:
+        for path in sorted((ROOT / "net").glob("*.py")):
+            kinds = HOST_SAYS.get("host" if path.stem.startswith("host") else path.stem, set())
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if not isinstance(node, ast.Call) or not node.args:
+                    continue
+                f = node.func
+                name = f.id if isinstance(f, ast.Name) else ""
+                if name not in kinds:
+                    continue
+                args = node.args
+                text = _render(args[1] if "Error" in name and len(args) > 1 else args[0])
+                if text:
+                    out.add(text)
+    finally:
+        for key in HOST_SAMPLES:
+            SAMPLES.pop(key)
+    return frozenset(out)
+
+
+def test_the_hosts_own_refusals_are_found_in_the_source() -> None:
+    said = host_refusals()
+    assert "the table's event log is empty or damaged from its start" in said
+    assert "no such journal" in said
+    assert any(s.startswith("cannot listen on ") for s in said)
+    assert any("Ed25519 key" in s for s in said)
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_every_refusal_of_the_host_command_is_in_the_language(code: str) -> None:
+    i18n.set_language(code)
+    english = [r for r in sorted(host_refusals()) if net_reason(r) == r]
+    assert not english, f"{code}: these stay English: {english}"
+    # The operating system's words inside them too (its strerror is English everywhere).
+    for why in ("Address already in use", "Permission denied", "No such file or directory"):
+        said = net_reason(f"cannot listen on 0.0.0.0:47823: {why}; choose another port with --port")
+        assert why not in said and "0.0.0.0:47823" in said, said

@@ -78,3 +78,49 @@ async def test_the_friend_sees_a_paused_table_and_keeps_his_seat(
     assert not vera.closed
     task.cancel()
     await vera.close()
+
+
+async def test_a_seat_back_at_a_resumed_table_keeps_its_name(tmp_path: Path) -> None:
+    """After the host resumes, the seat that comes back (the host's own player, a client
+    started again) reads the table's name at once, not "127.0.0.1" until a lobby comes."""
+    from localdurak.net.host import resume_table
+
+    options = HostOptions(
+        name="Kitchen",
+        seats=2,
+        rules=Rules(),
+        bots=1,
+        record_dir=tmp_path / "records",
+        host="127.0.0.1",
+        port=0,
+        advertise=False,
+        bot_delay=0.2,
+    )
+    identity = load_or_create(tmp_path / "host")
+    host = TableHost(identity, options)
+    await host.start()
+    serving = asyncio.get_running_loop().create_task(host.run())
+    vera_id = Identity.ephemeral("Vera")
+    vera = ClientSession(vera_id, "Vera", Address("127.0.0.1", host.port), state_dir=tmp_path)
+    await vera.async_join(ready=True)
+    loop = asyncio.get_running_loop()
+    end = loop.time() + 20
+    while vera.view is None and loop.time() < end:
+        await asyncio.sleep(0.05)
+    assert vera.view is not None and vera.table_name == "Kitchen"
+    vera.save()
+    address = Address("127.0.0.1", host.port, vera.address.fingerprint)
+    journal = await host.stop("the host left")
+    serving.cancel()
+    await vera.close()
+    assert journal is not None
+    again = resume_table(identity, journal)
+    await again.start()
+    serving = loop.create_task(again.run())
+    back = ClientSession(vera_id, "Vera", address, state_dir=tmp_path)
+    assert back.table_name == "127.0.0.1"  # never heard of: the address
+    await back.start()  # connected; nothing of the table read yet but its welcome
+    assert back.table_name == "Kitchen"
+    await back.close()
+    await again.close()
+    serving.cancel()

@@ -25,6 +25,7 @@ import pytest
 from localdurak.game.rules import Rules
 from localdurak.net.host import EVENTS_FILE, HostOptions, TableHost, resume_table
 from localdurak.net.identity import Identity, load_or_create
+from localdurak.protocol.messages import Notice
 from tests.soak.common import check_record
 
 
@@ -80,6 +81,9 @@ async def crash_image(tmp_path: Path, actions: int = 8) -> tuple[Identity, Path,
 async def resume_to_the_end(identity: Identity, journal: Path) -> list[dict[str, Any]]:
     events: list[dict[str, Any]] = []
     host = resume_table(identity, journal, on_event=events.append)
+    await host.start()
+    # It can save: whatever "cannot save" the old host told is over, on every screen.
+    assert any(isinstance(e, Notice) and e.problem == "" for e in host.events)
     await asyncio.wait_for(host.run(), 120)
     assert host.results, events
     over = host.results[0]

@@ -90,9 +90,6 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
             f"who played: {WITHOUT_IDENTITY} (an older record, or one that lost them) cannot "
             "show it, nor its names, its signed setup, or that no signed step is missing"
         )
-    # The record shown altered (its setup, names or signed steps): the replay of its actions
-    # can no longer prove that a seat played out of turn.
-    altered = bool(faults)
     for r in refused:
         # The host alone writes "refused", and refused messages were never relayed, so nothing
         # here proves who sent them (a host could name anybody): listed, but not a verdict on
@@ -109,6 +106,12 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
 
     t = Transcript(setup)
     t.legacy_shuffles = is_legacy(record["privacy"])
+    if t.legacy_shuffles:
+        unchecked.append(
+            "the shuffles by their proofs: a transcript of this older format has none; each "
+            "stage is judged with the revealed keys, so a key withheld hides a card substituted "
+            "in that seat's stage"
+        )
     t.keep_evidence = False
     t.audit_keys = _revealed_inverses(log)
     stopped = False
@@ -205,8 +208,9 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
             keys.append(k)
 
     def report(deck: tuple[Card, ...] | None, checked: dict[str, int]) -> AuditReport:
+        ended = _check_abort(record, faults)
         return AuditReport(
-            _with_incomplete(faults, incomplete),
+            _with_incomplete(faults + ended, incomplete),
             deck,
             checked,
             seats,
@@ -291,19 +295,8 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
     if record.get("actions"):
         faults += _check_signed(record["actions"], signed)
         if cards is not None:
-            replayed = _check_actions(record, setup, t, cards, unchecked)
-            if altered:
-                replayed = [
-                    AuditFault(
-                        None,
-                        f"{f.what} — in a record shown altered above: nothing shows seat "
-                        f"{f.seat} did it",
-                    )
-                    if f.seat is not None
-                    else f
-                    for f in replayed
-                ]
-            faults += replayed
+            # Names nobody: the host orders the seats' moves (`_check_actions`).
+            faults += _check_actions(record, setup, t, cards, unchecked)
     elif signed and require_actions:
         # Deleting the actions must not skip the rules: the seats signed these moves.
         faults.append(
@@ -418,6 +411,38 @@ def _revealed_inverses(log: Sequence[Message]) -> dict[int, Scalar]:
     return out
 
 
+def _proven_seats(faults: Sequence[AuditFault]) -> frozenset[int]:
+    return frozenset(f.seat for f in faults if f.seat is not None)
+
+
+def _aborted_seat(record: Mapping[str, Any]) -> int | None:
+    """The seat the record's ``"aborted"`` names; -1 when it names none readably; None when
+    the record says the game was not aborted."""
+    raw = record.get("aborted")
+    if raw is None:
+        return None
+    seat = raw.get("seat") if isinstance(raw, Mapping) else None
+    return seat if isinstance(seat, int) and not isinstance(seat, bool) and seat >= 0 else -1
+
+
+def _check_abort(record: Mapping[str, Any], faults: Sequence[AuditFault]) -> list[AuditFault]:
+    """The record's ``"aborted"`` (the host ended the game because a seat broke the protocol,
+    and every screen said so) must name a seat the log proves at fault: written into an honest
+    game, it is the host's word against a seat nothing shows did anything."""
+    seat = _aborted_seat(record)
+    if seat is None or seat in _proven_seats(faults):
+        return []
+    if seat < 0:
+        return [AuditFault(None, "the record says the game was aborted, but not for which seat")]
+    return [
+        AuditFault(
+            None,
+            f"the record says the game was aborted because seat {seat} broke the card-privacy "
+            f"protocol, but nothing in the log shows a fault of seat {seat} (the host's word)",
+        )
+    ]
+
+
 def _with_incomplete(faults: list[AuditFault], incomplete: bool) -> tuple[AuditFault, ...]:
     """An incomplete transcript is a fault of the record only when nothing else explains it
     (a game aborted for a named fault stops mid-batch)."""
@@ -485,7 +510,16 @@ def _check_actions(
         try:
             outcome = game.apply(action)
         except ValueError as e:
-            faults.append(AuditFault(action.seat, f"action {i} of the record is illegal: {e}"))
+            # Never the seat's fault alone: the host checks every action before it accepts it,
+            # and it orders the seats' moves (each seat signs its own counter, nobody the order
+            # across seats), so a host that swaps two seats' moves makes an honest move illegal.
+            faults.append(
+                AuditFault(
+                    None,
+                    f"action {i} of the record, seat {action.seat}'s, is illegal in the order the "
+                    f"host accepted it: {e} (nothing shows seat {action.seat} did wrong)",
+                )
+            )
             legal = False
             break
         if action.do is Do.ATTACK:
@@ -506,15 +540,19 @@ def _check_actions(
             moves.append(("refill", m.seats, m.taker, frozenset(m.taken)))
         elif isinstance(m, Return):
             moves.append(("return", m.cards, m.owners))
-    for k, move in enumerate(moves):
-        if k >= len(bout_ends) or bout_ends[k] != move:
-            # The host's message (its seat field is 0 whoever hosts): the host/record's fault.
-            rules_ids = "R-B12, R-B8" if move[0] == "refill" else "R-S3"
-            faults.append(
-                AuditFault(
-                    None, f"the host's {move[0]} {k + 1} does not follow the rules ({rules_ids})"
-                )
+    wrong = [k for k, move in enumerate(moves) if k >= len(bout_ends) or bout_ends[k] != move]
+    if wrong:
+        # The host's message (its seat field is 0 whoever hosts): the host/record's fault.  The
+        # first one listed, the rest counted (after one, every later bout may differ).
+        k = wrong[0]
+        rules_ids = "R-B12, R-B8" if moves[k][0] == "refill" else "R-S3"
+        more = f" (and {len(wrong) - 1} later one(s))" if len(wrong) > 1 else ""
+        faults.append(
+            AuditFault(
+                None,
+                f"the host's {moves[k][0]} {k + 1} does not follow the rules ({rules_ids}){more}",
             )
+        )
     if legal and "result" in record:
         faults += _check_result(record, game, unchecked)
     return faults
@@ -522,7 +560,8 @@ def _check_actions(
 
 def _check_result(record: Mapping[str, Any], game: Game, unchecked: list[str]) -> list[AuditFault]:
     """The record's ``result`` is the one the signed actions lead to (R-B14, R-T3, R-B15); a
-    game the actions leave unfinished may only have ended by a forfeit (the host's word)."""
+    game the actions leave unfinished may only have ended by a forfeit (the host's word); a
+    forfeit in a game they finish is made up."""
     raw = record["result"]
     try:
         claimed = GameResult.from_dict(raw) if isinstance(raw, Mapping) else None
@@ -530,6 +569,7 @@ def _check_result(record: Mapping[str, Any], game: Game, unchecked: list[str]) -
         claimed = None
     if claimed is None:
         return [AuditFault(None, "the record's result cannot be read")]
+    forfeit = record.get("forfeit")
     if game.result is not None:
         if claimed != game.result:
             return [
@@ -539,8 +579,16 @@ def _check_result(record: Mapping[str, Any], game: Game, unchecked: list[str]) -
                     f"actions lead to ({_result_text(game.result)})",
                 )
             ]
+        if forfeit is not None:
+            # A seat written down as having stopped playing in a game it played to the end.
+            return [
+                AuditFault(
+                    None,
+                    f"the record says seat {forfeit!r} forfeited, but the signed actions finish "
+                    "the game",
+                )
+            ]
         return []
-    forfeit = record.get("forfeit")
     if isinstance(forfeit, int) and not isinstance(forfeit, bool) and claimed.durak == (forfeit,):
         unchecked.append(
             f"the forfeit: the host says seat {forfeit} stopped playing (a silence leaves nothing "

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...game.rules import Rules
-from ..errors import AuthFailed
+from ..errors import AuthFailed, ProtocolError
 from ..signing import setup_digest, verify_action
 from .messages import Message, Refill, Return
 from .record import Identity
@@ -82,15 +82,25 @@ def check_identity(
         )
     if n != setup.seats:
         return faults
-    digest = setup_digest(
-        game=ident.game,
-        number=ident.number,
-        rules=ident.rules,
-        dealer=ident.dealer,
-        names=ident.names,
-        keys=ident.keys,
-        previous=ident.previous,
-    )
+    try:
+        digest = setup_digest(
+            game=ident.game,
+            number=ident.number,
+            rules=ident.rules,
+            dealer=ident.dealer,
+            names=ident.names,
+            keys=ident.keys,
+            previous=ident.previous,
+        )
+    except ProtocolError as e:  # text no UTF-8 holds (a lone surrogate), a number out of range
+        faults.append(
+            AuditFault(
+                None,
+                f"the identity section cannot be the setup any seat signed ({e}): the record "
+                "was altered, and nothing shows a seat made any of its steps",
+            )
+        )
+        return faults
     covered: list[int | None] = [None] * len(log)
     last = [-1] * n
     used: list[set[int]] = [set() for _ in range(n)]

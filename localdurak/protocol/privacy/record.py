@@ -43,6 +43,8 @@ LEGACY_FORMATS = frozenset({"localdurak-privacy/2"})
 """/2: step 2b (seeds committed in the nonces, the deal order), stages without proofs — still
 read, its shuffles judged with the revealed keys (`is_legacy`).  A /1 transcript deals from the
 last shuffle stage as it stands and cannot be replayed by this protocol."""
+OLDEST = "localdurak-privacy/1"
+"""Refused by name (`transcript_from_dict`), so its audit says why."""
 FORMATS = frozenset({FORMAT, FORMAT_3}) | LEGACY_FORMATS
 WITHOUT_IDENTITY = "a transcript without identity signatures"
 
@@ -139,6 +141,11 @@ def with_identity(
 
 def transcript_from_dict(d: Any) -> tuple[Setup, list[Message], list[dict[str, Any]]]:
     """(setup, accepted messages, refused attempts) from a record's ``"privacy"`` value."""
+    if isinstance(d, Mapping) and d.get("format") == OLDEST:
+        raise TranscriptError(
+            f"a {OLDEST} transcript (dealt from the last shuffle stage, before the deal order "
+            "of the seeds) cannot be replayed by this version: nothing in it can be checked"
+        )
     # A format that is a list or a dict is no format (and no set member: unhashable).
     if (
         not isinstance(d, Mapping)
@@ -151,7 +158,8 @@ def transcript_from_dict(d: Any) -> tuple[Setup, list[Message], list[dict[str, A
     try:
         setup = Setup.from_dict(d["setup"])
         log = [message_from_json(m) for m in d["log"]]
-    except (KeyError, TypeError, ValueError, ScheduleError, MessageError) as e:
+    # OverflowError: a number of the setup that is Infinity (JSON as Python reads it).
+    except (KeyError, TypeError, ValueError, OverflowError, ScheduleError, MessageError) as e:
         raise TranscriptError(f"the privacy transcript is damaged: {e}") from None
     refused = d.get("refused", [])
     if not isinstance(refused, list) or not all(isinstance(r, Mapping) for r in refused):

@@ -1,0 +1,273 @@
+"""Attacks on a finished game's record, as a forging host or a tamperer of records would try
+them, and on ``localdurak audit`` with hand-made files beyond the random fuzz
+(tests/protocol/test_audit_fuzz.py): each must be shown by the audit naming nobody (nothing in
+a rewritten record shows a player did anything), and the command must answer every file with
+exit 0, 1 or 2 and a message, never a traceback.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import pytest
+
+from localdurak.cli.main import main
+from localdurak.game.rules import Rules
+from localdurak.net.identity import EphemeralKey
+from localdurak.protocol.privacy.audit import AuditReport, audit
+from localdurak.protocol.privacy.messages import message_from_json
+from localdurak.protocol.signing import action_payload, key_fingerprint, setup_digest
+from tests.support.net_play import MemoryGame
+
+NAMES = ("Anna", "Boris")
+
+
+@pytest.fixture(scope="module")
+def game() -> MemoryGame:
+    with mock.patch("os.urandom", random.Random(7).randbytes):
+        g = MemoryGame(2, Rules(deck=24), seed=7, names=NAMES)
+        g.deal()
+        g.play_out()
+    return g
+
+
+@pytest.fixture
+def record(game: MemoryGame) -> dict[str, Any]:
+    r = copy.deepcopy(game.record())
+    assert audit(r, require_actions=True).clean
+    return r
+
+
+def blames_the_record_only(report: AuditReport) -> None:
+    assert report.faults, "the rewrite went unnoticed"
+    assert report.guilty == (), f"an honest seat was named: {report.faults}"
+
+
+def _not_durak(record: dict[str, Any]) -> int:
+    return next(s for s in range(2) if s not in record["result"]["durak"])
+
+
+# --- the host's word about how the game ended ------------------------------------------------
+
+
+def test_a_forfeit_written_into_a_finished_game_is_shown(record: dict[str, Any]) -> None:
+    """The signed actions finish the game; the host adds that the winner forfeited (the
+    record now says he stopped playing): the audit must not call that clean."""
+    record["forfeit"] = _not_durak(record)
+    report = audit(record, require_actions=True)
+    blames_the_record_only(report)
+    assert any("forfeit" in f.what for f in report.faults), report.faults
+
+
+def test_an_abort_naming_an_honest_seat_is_shown(record: dict[str, Any]) -> None:
+    """The host writes an honest finished game down as aborted because seat 0 "broke the
+    card-privacy protocol" (what every screen would then say): the log proves no fault of
+    seat 0, so the audit must say the claim is the host's alone — and not name seat 0."""
+    record["aborted"] = {"seat": 0, "reason": "its proof of shuffle does not check out"}
+    report = audit(record, require_actions=True)
+    blames_the_record_only(report)
+    assert any("aborted" in f.what and "seat 0" in f.what for f in report.faults), report.faults
+
+
+def test_an_abort_with_its_result_rewritten_too_is_shown(record: dict[str, Any]) -> None:
+    record["aborted"] = {"seat": 1, "reason": "a false 'not me'"}
+    record["result"] = {"durak": [], "draw": False, "pogony": 0}
+    report = audit(record, require_actions=True)
+    blames_the_record_only(report)
+    assert any("aborted" in f.what and "seat 1" in f.what for f in report.faults), report.faults
+
+
+@pytest.mark.parametrize("bad", [None, "x", 5, {"seat": "0"}, {"seat": True}, []])
+def test_an_abort_that_cannot_be_read_is_a_fault_not_a_crash(
+    record: dict[str, Any], bad: Any
+) -> None:
+    record["aborted"] = bad
+    report = audit(record, require_actions=True)
+    if bad is None:  # "aborted": null is no abort
+        assert report.clean, report.faults
+    else:
+        blames_the_record_only(report)
+
+
+# --- a seat's identity swapped ---------------------------------------------------------------
+
+
+def test_a_seat_identity_swapped_and_its_steps_re_signed(
+    game: MemoryGame, record: dict[str, Any]
+) -> None:
+    """The host puts an identity key of its own in seat 1's place and re-signs every step of
+    seat 1 under the new signed setup, so seat 1's signatures are consistent with the new key.
+    The setup digest binds every seat's key: seat 0's signatures no longer check, and the
+    fingerprint shown for seat 1 is not Boris's."""
+    ident = record["privacy"]["identity"]
+    fake = EphemeralKey()
+    keys = [bytes.fromhex(k) for k in ident["keys"]]
+    keys[1] = fake.public_key
+    ident["keys"] = [k.hex() for k in keys]
+    digest = setup_digest(
+        game=bytes.fromhex(ident["game"]),
+        number=ident["number"],
+        rules=ident["rules"],
+        dealer=ident["dealer"],
+        names=ident["names"],
+        keys=keys,
+        previous=ident["previous"],
+    )
+    log = record["privacy"]["log"]
+    for st in ident["steps"]:
+        if st["seat"] == 1:
+            body = [message_from_json(log[i]).to_dict() for i in st["at"]]
+            st["sig"] = fake.sign(action_payload(digest, 1, st["n"], st["step"], body)).hex()
+    report = audit(record, require_actions=True)
+    blames_the_record_only(report)
+    assert any("identity signature" in f.what and "seat 0" in f.what for f in report.faults)
+    assert report.seats[1].fingerprint == key_fingerprint(fake.public_key)
+    assert report.seats[1].fingerprint != key_fingerprint(game.started.keys[1])
+
+
+# --- `localdurak audit` on hand-made nasties -------------------------------------------------
+
+
+def _nasties(record: dict[str, Any]) -> dict[str, str]:
+    text = json.dumps(record)
+    out: dict[str, str] = {
+        "deep nesting": "[" * 100_000 + "]" * 100_000,
+        "deep nesting inside the transcript": text[:-1]
+        + ', "x": '
+        + "[" * 50_000
+        + "]" * 50_000
+        + "}",
+        # More digits than Python converts (a ValueError that is no JSONDecodeError).
+        "a huge integer": text.replace('"seats": 2', '"seats": ' + "9" * 5000, 1),
+        "Infinity in the setup": text.replace('"deck": 24', '"deck": Infinity'),
+        "NaN in the setup": text.replace('"dealer": 1', '"dealer": NaN'),
+    }
+    # A lone surrogate: JSON may escape it, UTF-8 cannot encode it (the setup digest does).
+    for what, change in {
+        "a lone surrogate in a name": lambda r: r["privacy"]["identity"]["names"].__setitem__(
+            0, "\ud800"
+        ),
+        "a lone surrogate in a step name": lambda r: r["privacy"]["identity"]["steps"][
+            0
+        ].__setitem__("step", "\udfff"),
+        "a lone surrogate in the signed rules": lambda r: r["privacy"]["identity"][
+            "rules"
+        ].__setitem__("\ud800", 1),
+    }.items():
+        r = copy.deepcopy(record)
+        change(r)
+        out[what] = json.dumps(r)
+    assert all(v != text for v in out.values()), "a nasty did not change the record"
+    return out
+
+
+def test_the_cli_answers_every_nasty_with_an_exit_code(
+    tmp_path: Path, record: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    for what, text in _nasties(record).items():
+        path = tmp_path / "nasty.json"
+        path.write_bytes(text.encode("utf-8", "surrogatepass"))
+        for command in ("audit", "replay"):
+            try:
+                code = main([command, str(path)])
+            except Exception as e:  # the traceback a user would see
+                raise AssertionError(f"{what}: `localdurak {command}` crashed: {e!r}") from e
+            out = capsys.readouterr()
+            assert code in (0, 1, 2), (what, command, code)
+            assert out.out.strip() or out.err.strip(), (what, command)
+
+
+def test_a_journal_with_a_huge_integer_is_refused_not_a_crash(
+    tmp_path: Path, record: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    head = {k: v for k, v in record.items() if k != "actions"}
+    head["journal"] = "localdurak-journal/1"
+    path = tmp_path / "game.journal"
+    path.write_text(json.dumps(head) + '\n{"set": {"x": ' + "9" * 5000 + "}}\n")
+    for command in ("audit", "replay"):
+        assert main([command, str(path)]) == 2, command
+        assert "journal line 2" in capsys.readouterr().err
+
+
+# --- the host's order ------------------------------------------------------------------------
+
+
+def _swap_moves(record: dict[str, Any], k: int) -> dict[str, Any] | None:
+    """``record`` with its k-th and k+1-th moves swapped in the log (the signed steps pointed
+    at their new places) and in the actions, if they are two seats' single-message moves next
+    to each other in the log; else None."""
+    r = copy.deepcopy(record)
+    log, actions = r["privacy"]["log"], r["actions"]
+    moves = [i for i, m in enumerate(log) if m["kind"] in ("play", "act")]
+    if any(len(a.get("cards", ())) > 1 for a in actions[: k + 2]):
+        return None  # a multi-card attack: moves and actions no longer pair one to one
+    first, second = moves[k], moves[k + 1]
+    if actions[k]["seat"] == actions[k + 1]["seat"] or first + 1 != second:
+        return None
+    log[first], log[second] = log[second], log[first]
+    for st in r["privacy"]["identity"]["steps"]:
+        st["at"] = [second if i == first else first if i == second else i for i in st["at"]]
+    actions[k], actions[k + 1] = actions[k + 1], actions[k]
+    return r
+
+
+def test_two_seats_moves_swapped_make_nobody_guilty(record: dict[str, Any]) -> None:
+    """Each seat signs its own counter; nobody signs the order across seats.  The host swaps
+    two seats' consecutive moves, in the log and in the actions: every signature and every
+    seat's counters still check.  Some swaps commute (the same game: clean); the first that
+    does not makes the second seat answer a move not yet made — an illegal move in the host's
+    order, which must not make that seat guilty."""
+    for k in range(len(record["actions"]) - 1):
+        swapped = _swap_moves(record, k)
+        if swapped is None:
+            continue
+        report = audit(swapped, require_actions=True)
+        if not report.clean:
+            break
+    else:
+        raise AssertionError("no swap of two seats' moves changed the game")
+    blames_the_record_only(report)
+    assert any("illegal in the order the host accepted it" in f.what for f in report.faults)
+    # One fault per kind, not one per bout that followed the swap.
+    assert len([f for f in report.faults if "does not follow the rules" in f.what]) <= 1
+
+
+# --- older formats ---------------------------------------------------------------------------
+
+
+def test_a_record_rewritten_to_the_format_without_proofs_says_so(record: dict[str, Any]) -> None:
+    """A /4 record relabelled /2 (no proofs of shuffle, no identity section): still audited,
+    and the report says it checked neither who played nor the shuffles by their proofs."""
+    record["privacy"]["format"] = "localdurak-privacy/2"
+    report = audit(record, require_actions=True)
+    assert report.clean, report.faults
+    assert any("who played" in u for u in report.unchecked)
+    assert any("shuffles by their proofs" in u for u in report.unchecked)
+
+
+def test_a_first_format_transcript_is_refused_saying_why(
+    tmp_path: Path, record: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    record["privacy"]["format"] = "localdurak-privacy/1"
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(record))
+    assert main(["audit", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "localdurak-privacy/1" in err and "cannot be replayed by this version" in err
+
+
+def test_an_honest_key_reveal_replaced_by_a_wrong_key_names_nobody(record: dict[str, Any]) -> None:
+    """The host writes a wrong key in seat 1's reveal (a guilty-looking seat: its key does not
+    match its commitment).  Seat 1 never signed that: its key is reported missing, and seat 1
+    is not named."""
+    (reveal,) = [m for m in record["privacy"]["log"] if m["kind"] == "key" and m["seat"] == 1]
+    reveal["key"] = "01" + "00" * 31
+    report = audit(record, require_actions=True)
+    blames_the_record_only(report)
+    assert report.missing_keys == (1,)
+    assert any("identity signature" in f.what for f in report.faults)
