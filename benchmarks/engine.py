@@ -278,12 +278,12 @@ def main_compare(args: argparse.Namespace) -> int:
     print(f"after:  {report['after']}")
     print(f"{args.rounds} rounds, interleaved, CPU time; actions per second:")
     print(
-        f"  {'scenario':<22} {'before':>9} {'after':>9}  after/before: all  median  rounds"
+        f"  {'scenario':<28} {'before':>9} {'after':>9}  after/before: all  median  rounds"
         "       games"
     )
     for sc, f in figures.items():
         print(
-            f"  {sc:<22} {f['before_actions_per_s']:>9,} {f['after_actions_per_s']:>9,}"
+            f"  {sc:<28} {f['before_actions_per_s']:>9,} {f['after_actions_per_s']:>9,}"
             f"  {f['ratio']:>17.3f}  {f['ratio_median_round']:>6.3f}"
             f"  {f['ratio_lowest_round']:.2f}..{f['ratio_highest_round']:.2f}  {f['games']:>6}"
         )
