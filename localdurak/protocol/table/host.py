@@ -82,7 +82,8 @@ class HostGame:
         ``privacy.identity.steps``): its seat, counter, step, signature, and the positions of
         its privacy messages in the transcript's log."""
         self.refused_steps: list[tuple[Any, ...]] = []
-        """(seat, n, envelope) of each signed step refused after its signature checked: the
+        """(seat, n, envelope) of each signed step refused (a bare (seat, n) when its signature
+        failed: the step cannot be shown): the
         gaps in a seat's counters that the record explains, each with the step as its seat
         signed it (``step``, ``sig``, ``body``, and ``at``: the log's length when it came), so
         the audit can check the refusal was justified (records.md).  A game saved before the
@@ -105,17 +106,21 @@ class HostGame:
         """Accept seat ``seat``'s signed step or raise the `ProtocolError` to send back."""
         if cmd.game != self.started.game:
             raise BadMessage("a privacy step for another game")
-        # A step its seat did not sign is nobody's: it leaves no gap in the seat's counters,
-        # and the record could not show that seat sent it, so it is not listed as refused.
-        verify_action(
-            self.started.keys[seat],
-            cmd.sig,
-            game=self.bound,
-            seat=seat,
-            n=cmd.n,
-            kind=cmd.step,
-            body=cmd.body,
-        )
+        try:
+            verify_action(
+                self.started.keys[seat],
+                cmd.sig,
+                game=self.bound,
+                seat=seat,
+                n=cmd.n,
+                kind=cmd.step,
+                body=cmd.body,
+            )
+        except BaseException:
+            # Without its seat's signature the step cannot be shown in the record: only the
+            # gap it leaves is (a bare claim, which the audit says it cannot check).
+            self.refuse(seat, cmd.n)
+            raise
         at = len(self.privacy.t.log)
         try:
             # The counter before anything else: a replayed command is refused as a replay.
