@@ -3,7 +3,7 @@
     python benchmarks/bots.py --match A B --games N [--budget-ms MS] [--simulations N]
         [--variant V] [--seats N] [--rules JSON] [--seed S] [--jobs J] [--clock wall|cpu] --json
     python benchmarks/bots.py --ladder [--ladder-games N] [--jobs J] [--json]
-    python benchmarks/bots.py [--games N] [--json]       # the issue-4 lines (normal vs random)
+    python benchmarks/bots.py [--games N] [--json]       # the baseline lines (normal vs random)
 
 A level is ``random``, ``greedy`` (the textbook baseline), ``normal``, ``strong`` (at
 ``--budget-ms``, default 100) or ``strong@MS`` (at MS ms a move).  ``--simulations N`` budgets
@@ -324,7 +324,7 @@ def ladder(
     return out
 
 
-# --- the issue-4 lines ---------------------------------------------------------------------
+# --- the baseline lines -------------------------------------------------------------------
 
 
 def baseline(games: int, seed: int) -> list[dict[str, Any]]:

@@ -6,8 +6,8 @@ CPU time of all parties together, sequential hops, bytes on the wire.  Then the 
 6 players × 52 cards, from the first message to every hand decoded — all parties' CPU in one
 process, the critical path, and the floor (group operations on the critical path ×
 measured time of one).  Every shuffle stage carries its proof of shuffle, proven by its
-shuffler and verified by every seat and the host (issue 11); the figures include them, and a
-table gives each proof's own cost (prove and verify, per deck size).
+shuffler and verified by every seat and the host (privacy.md "The proof of shuffle"); the figures
+include them, and a table gives each proof's own cost (prove and verify, per deck size).
 
 Phases are attributed by the message being handled: the work a message triggers counts in its
 phase (seat 0's shuffle in "commit", the seeds and the first layer removals in "deal").
@@ -334,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
     head = dict(min(heads, key=lambda h: h["cpu_all_parties_ms"]))
     head["median_cpu_all_parties_ms"] = statistics.median(h["cpu_all_parties_ms"] for h in heads)
     head["median_critical_path_ms"] = statistics.median(h["critical_path_ms"] for h in heads)
-    # Issue 11: with every stage proven and verified by every seat and the host.
+    # With every stage proven and verified by every seat and the host.
     target = {"cpu_all_parties_ms": 1500}
     result = {
         "op_us": {k: round(v * 1e6, 2) for k, v in times.items()},

@@ -1,5 +1,5 @@
-"""Fit the strong bot's position evaluation (issue 14): a logistic model of "this seat is not
-the durak" from a few features of a position at the start of a bout.
+"""Fit the strong bot's position evaluation (docs/bots.md "The strong level, measured"): a logistic
+model of "this seat is not the durak" from a few features of a position at the start of a bout.
 
     python benchmarks/train_eval.py [--games N] [--seed S]
 

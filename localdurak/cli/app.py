@@ -186,7 +186,7 @@ class DurakApp:
             style=STYLE,
             full_screen=True,
             mouse_support=True,
-            # The countdown of a held seat (issue 13 item 11) moves once a second.
+            # The countdown of a held seat moves once a second.
             refresh_interval=1.0,
             input=input,
             output=output,
@@ -345,7 +345,7 @@ class DurakApp:
         )
 
     def _clock_text(self) -> str | None:
-        """The move clock's countdown in its last 15 s (issue 11 item 5; the application
+        """The move clock's countdown in its last 15 s (``--move-time``; the application
         redraws every second)."""
         s = self.session
         clock = s.move_clock if s is not None else None
@@ -452,8 +452,8 @@ class DurakApp:
     # --- game over -----------------------------------------------------------------------
 
     def _aborted_text(self, s: TableSession, seat: int, reason: str) -> StyleAndTextTuples:
-        """Issue 11 item 2: the game was aborted because ``seat`` broke the card-privacy
-        protocol; nobody is the durak."""
+        """The game was aborted because ``seat`` broke the card-privacy protocol; nobody is the
+        durak (privacy.md "Blame goes to the cheater")."""
         name = s.names[seat] if 0 <= seat < len(s.names) else str(seat)
         out: StyleAndTextTuples = [("", "\n")]
         out += [
@@ -578,7 +578,7 @@ class DurakApp:
             (_("mouse"), _("click: select, again: play")),
         ]
         if self.session is None:
-            # The lobby's own keys (issue 13 item 11: its help listed the table's).
+            # The lobby's own keys (its help listed the table's).
             keys = [
                 ("↑ ↓", _("choose a table")),
                 ("Enter", _("join the table")),
@@ -592,7 +592,7 @@ class DurakApp:
         half = (len(keys) + 1) // 2
         col = self.width() // 2
         # Two columns; a description too long for its column goes on in a second line
-        # (Russian at 80 columns was cut, issue 13 item 11).
+        # (Russian at 80 columns was cut).
         for i in range(half):
             pair = keys[i::half][:2]
             texts = [table.wrap(what, col - 8) for _k, what in pair]
@@ -633,7 +633,7 @@ class DurakApp:
             said = ""
             if self.hosting is not None:
                 hosting, self.hosting = self.hosting, None
-                # Stopping is pausing (issue 13 item 1): a game to come back to is paused,
+                # Stopping is pausing: a game to come back to is paused,
                 # its journal is the way back; any other table closes, nothing to resume.
                 self.paused_journal = await hosting.stop("the host left")
                 said = paused_text(self.paused_journal)

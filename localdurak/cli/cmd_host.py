@@ -338,7 +338,7 @@ def _said_paused(journal: Path | None) -> None:
 
 
 async def _serve(host: TableHost) -> int:
-    """Serve the table; SIGINT or SIGTERM pauses it (issue 15: stopping is pausing) — what a
+    """Serve the table; SIGINT or SIGTERM pauses it (stopping is pausing) — what a
     resume needs is on disk, every client is told and keeps its seat — and prints the
     command that carries it on; a table with nothing to resume closes."""
     loop = asyncio.get_running_loop()

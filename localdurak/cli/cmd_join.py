@@ -142,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"localdurak join: {net_reason(str(e))}", file=sys.stderr)
             return 2
     else:
-        # Say what we wait for, at once: the look lasts up to --timeout (issue 13 item 11).
+        # Say what we wait for, at once: the look lasts up to --timeout.
         what = _("a table named {name!r}").format(name=args.table) if args.table else _("a table")
         print(
             "localdurak join: "
@@ -170,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
             )
             return 1
     try:
-        # Trust on first use (issue 13 item 10); --fingerprint accepts a new one knowingly.
+        # Trust on first use (docs/lan.md "Trust"); --fingerprint accepts a new one knowingly.
         pinning.pin(address, name, accept=args.fingerprint is not None)
     except HostChanged as e:
         print("localdurak join: " + pinning.changed_text(e), file=sys.stderr)

@@ -50,7 +50,7 @@ def setup_language(args: argparse.Namespace) -> bool:
 
 def has_terminal(command: str) -> bool:
     """Whether standard input is a terminal, which the game's screen reads its keys from;
-    if not, say so on standard error (no traceback, issue 13 item 9)."""
+    if not, say so on standard error (no traceback)."""
     if sys.stdin.isatty():
         return True
     print(

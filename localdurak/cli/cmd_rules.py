@@ -112,7 +112,7 @@ def cheating_text() -> list[str]:
         ),
         _(
             "Bots watch the table as people do: they notice some cheats, not every one, and "
-            "take a moment before they challenge."  # R-S5, issue 13 item 7
+            "take a moment before they challenge."  # R-S5: bots notice as a person would
         ),
     ]
 

@@ -4,7 +4,7 @@ lobby's ready and the owner's bots, and the question before leaving.
 
 `DurakApp` (the screen), `localdurak.cli.keys` (the keys) and `localdurak.cli.lobby` use it;
 it imports none of them.  It sees the application through `Shell`, and the table only
-through the port, `localdurak.net.api.TableSession` (issue 12).
+through the port, `localdurak.net.api.TableSession` (no duck typing, no import circle).
 """
 
 from __future__ import annotations
@@ -176,7 +176,7 @@ class TableController:
 
     def toggle_ready(self) -> None:
         """`r` in a network table's lobby: ready for the deal once the codes are compared
-        (issue 13 item 2), or not ready any more."""
+        (docs/ui.md "The lobby"), or not ready any more."""
         s = self.session
         lobby = None if s is None else s.lobby_view
         if s is None or lobby is None or self.view() is not None:
@@ -205,7 +205,7 @@ class TableController:
             await s.async_act(action)
         except ActionRefused as e:
             # The rule's own sentence, in the player's language: neither the engine's words
-            # ("seat 0 was caught or marked") nor the rule's id (issue 13 item 11).
+            # ("seat 0 was caught or marked") nor the rule's id.
             reason = rule_refusal(e.rule) or net_sentence(e.reason)
             self.show_message(reason)
             return
@@ -343,7 +343,7 @@ class TableController:
                 if not s.offline:
                     # Over the network the others see how fast a pass comes: an instant one
                     # would tell them he holds no card of that rank.  A person's moment,
-                    # drawn afresh each time (issue 13 item 11).
+                    # drawn afresh each time.
                     low, high = AUTO_PASS_SECONDS
                     await asyncio.sleep(_random.uniform(low, high))
                     now = self.view()

@@ -8,6 +8,10 @@ says why.  Hosting and joining over the network need the session layer (docs/ses
 Joining (Enter on a table, "a enter an address") opens a `ClientSession` to it; hosting ("h",
 then Enter) starts a `TableHost` in this process with the form's rules and seats the person at
 seat 0 (`localdurak.cli.netplay`), as ``localdurak host`` does.
+
+Its length (over 700 lines) is one screen: `Lobby` keeps the list, the form and the
+address line as one state its keys move between; the form's fields (`HostForm`) and the
+tables' sources (`TableSource`) are already their own classes.
 """
 
 from __future__ import annotations
@@ -206,7 +210,7 @@ FIELDS: tuple[Field, ...] = (
     Field("next_first_attack", _enum(NextFirstAttack)),
     Field("duren_leads", _enum(DurenLeads)),
     Field("partial_defence", (False, True)),
-    Field("bot_level", ("normal", "strong", "random")),  # BOT_LEVELS (issue 14)
+    Field("bot_level", ("normal", "strong", "random")),  # BOT_LEVELS (docs/bots.md)
     Field("pin", (False, True)),  # a random 4-digit PIN, shown on the host's screen
 )
 TABLE_FIELDS = frozenset({"name", "seats", "bots", "pin", "bot_level"})
@@ -580,7 +584,7 @@ class Lobby:
                     self._say(net_reason(str(e)))
                     return
                 try:
-                    # Trust on first use (issue 13 item 10): a known table, changed, is refused.
+                    # Trust on first use (docs/lan.md "Trust"): a known table, changed, is refused.
                     pinning.pin(address, label)
                 except HostChanged as e:
                     self._say(pinning.changed_text(e))

@@ -79,7 +79,7 @@ async def resume_hosting(
 async def sit_at_own_table(identity: Identity, hosting: Hosting, player: str) -> ClientSession:
     """The host's person at seat 0 of the table this process hosts (after a crash, the saved
     seat in the data directory brings his game back).  He says ready himself, like every
-    guest, once the codes are compared (issue 13 item 2)."""
+    guest, once the codes are compared (docs/ui.md "The lobby")."""
     session = ClientSession(
         identity,
         player,
@@ -117,7 +117,7 @@ def waiting_text(
 ) -> StyleAndTextTuples:
     """The table's lobby until the first deal: its name, where to join it, the pairing
     codes, the seats and their state, and what the table waits for: every player's `r`
-    once he has compared the codes (issue 13 item 2)."""
+    once he has compared the codes (docs/ui.md "The lobby")."""
     lobby = None if session is None else session.lobby_view
     if session is None or lobby is None:
         return [("class:dim", _("Dealing…"))]

@@ -1,5 +1,5 @@
-"""Pinned hosts for the client (lan.md: "remembers hosts it has played with"; issue 13 item
-10): trust on first use, keyed by the host device's certificate fingerprint.
+"""Pinned hosts for the client (lan.md: "remembers hosts it has played with"; lan.md
+"Trust"): trust on first use, keyed by the host device's certificate fingerprint.
 
 Before joining, `pin` gives a typed address the fingerprint remembered for it, and refuses a
 known table whose advertised fingerprint changed; after joining, `remember` writes

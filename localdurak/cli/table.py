@@ -34,7 +34,7 @@ CELL = 5
 
 HAND_KEYS = "1234567890-="
 """The keys of the first twelve cards of a hand, in order, shown under them (a long hand's
-eleventh and twelfth cards have keys too, issue 13 item 11)."""
+eleventh and twelfth cards have keys too)."""
 
 
 @dataclass
@@ -53,7 +53,7 @@ class TableUI:
     """`c` pressed: the next table card picked is challenged (R-S2)."""
     table_cursor: int = 0
     confirm: str = ""
-    """A question waiting for y/n (leaving the table, issue 13 item 1); "" when none."""
+    """A question waiting for y/n (leaving the table mid-game is asked first); "" when none."""
     message: str = ""
     message_error: bool = False
     show_help: bool = False
@@ -181,7 +181,7 @@ def _known(cards: Sequence[Card], width: int, ascii_only: bool) -> StyleAndTextT
 
 def info_line(view: PlayerView, ascii_only: bool = False, width: int = 78) -> StyleAndTextTuples:
     """Trump, stock and discard; "you are marked" after them, or under them when the line
-    would be cut (at 80 columns, issue 13 item 11)."""
+    would be cut (at 80 columns, docs/ui.md "The table, 80×24")."""
     trump = view.trump
     style = "class:trump-red" if trump.red else "class:trump-black"
     out: StyleAndTextTuples = [("", "  "), ("class:label", _("Trump") + " ")]
@@ -361,7 +361,7 @@ def status_line(
         style = "class:status-error" if ui.message_error else "class:status"
         text = ui.message
     elif ui.challenge:
-        # A number only points (the trap of issue 13 item 4: it challenged at once, and the
+        # A number only points (the old trap: it challenged at once, and the
         # Enter the line asked for then played a hand card).
         style, text = (
             "class:status",

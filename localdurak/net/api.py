@@ -294,7 +294,7 @@ class TableSession(Protocol):
 
     @property
     def move_clock(self) -> MoveClock | None:
-        """The move clock of the seat the table waits for (issue 11: ``--move-time``), or
+        """The move clock of the seat the table waits for (``--move-time``, docs/cli.md), or
         None when no clock runs (off, or nobody to wait for)."""
         ...
 

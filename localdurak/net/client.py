@@ -17,74 +17,62 @@ last event it saw; the host replays what it missed.  Its state (the seat's game 
 privacy key, the last event, the steps not yet relayed) is saved in the user's data
 directory before anything is sent, so a client that is killed and started again carries on
 where it was (privacy.md "When a player drops out").
+
+`ClientSession` is put together from parts sharing its state (`SessionState`, in
+client_state.py): the port the screens and bots use (client_port.py) and the seat saved on
+disk (client_saved.py).  This module keeps connecting, sending and receiving.
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import logging
 import os
 import random
 import time
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Awaitable, Callable
 from typing import Any, cast
 
-from localdurak.game.actions import Action, GameResult, IllegalAction
+from localdurak.game.actions import GameResult
 from localdurak.game.bots import Bot, Rng, make_bot
-from localdurak.game.rules import Rules
-from localdurak.game.view import PlayerView
 from localdurak.net.api import (
-    ActionRefused,
     AuditStatus,
     AuditVerdict,
-    ConnectionState,
     EventKind,
-    LobbySeat,
-    LobbyView,
     MoveClock,
-    SeatKind,
-    SeriesScore,
-    TableError,
     TableEvent,
     table_events,
 )
-from localdurak.net.identity import Identity, data_dir
-from localdurak.net.identity import pairing_code as code_of
+from localdurak.net.client_port import SessionPort
+from localdurak.net.client_saved import SessionSaved
+from localdurak.net.client_state import (
+    BACKOFF,
+    BROKEN,
+    BROKEN_TEXT,
+    FATAL,
+    HOST_GONE_S,
+    IDLE_VERIFY_S,
+    Address,
+    Broken,
+    SessionClosed,
+)
 from localdurak.net.recovery import relayed_before
-from localdurak.net.table_store import fsync_paths, write_atomic
 from localdurak.net.transport import (
-    Channel,
     ConnectionClosed,
-    FingerprintMismatch,
     client_handshake,
     connect_any,
     keepalive,
-    parse_address,
 )
-from localdurak.protocol import snapshot
 from localdurak.protocol.errors import (
-    AuthFailed,
-    BadPin,
     CheatFound,
-    IllegalMove,
     ProtocolError,
     RemoteProtocolError,
-    Replayed,
-    TableFull,
-    TooManyAttempts,
     Unavailable,
-    VersionTooNew,
-    VersionTooOld,
 )
 from localdurak.protocol.messages import (
     REPLACED,
     Ack,
-    AddBot,
-    BotLevel,
     Bye,
     Clock,
     Closing,
@@ -97,10 +85,7 @@ from localdurak.protocol.messages import (
     Presence,
     Privacy,
     PrivacyEvent,
-    Ready,
-    RemoveBot,
     Resume,
-    SetRules,
     TableClosed,
     TableState,
 )
@@ -108,398 +93,15 @@ from localdurak.protocol.privacy.audit import audit as audit_record
 from localdurak.protocol.privacy.group import GROUP
 from localdurak.protocol.privacy.record import transcript_to_dict
 from localdurak.protocol.table.common import GAME_STEPS, Signed
-from localdurak.protocol.table.seat import SNAPSHOT_CLASSES, SeatGame
+from localdurak.protocol.table.seat import SeatGame
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("localdurak.net.client")
 
-FATAL = (AuthFailed, BadPin, TooManyAttempts, TableFull, VersionTooNew, VersionTooOld)
-"""Refusals that reconnecting cannot fix."""
-
-
-class _Broken(Exception):
-    """Our own checks refused a relayed step (`BROKEN`)."""
+__all__ = ["BROKEN_TEXT", "Address", "ClientSession", "SessionClosed", "play_as_bot"]
 
 
-BROKEN = (AuthFailed, IllegalMove, Replayed)
-"""What our own checks find wrong in a relayed step: the game cannot go on at this table."""
-BROKEN_TEXT = "the table relayed a step that breaks the game, so it cannot go on here"
-
-BACKOFF = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0)
-IDLE_VERIFY_S = 0.004
-"""How long the table must be quiet before the client checks a strip of another hand's deal
-ahead of its plays (`SeatGame.verify_ahead`)."""
-SAVE_LATER_S = 0.5
-"""How long the save after a game action may wait (`ClientSession._send_signed`): several
-actions share one save, made while the table is quiet."""
-SYNC_PAUSE_S = 0.05
-"""How long after a save its fsync follows (saves meanwhile share it)."""
-HOST_GONE_S = 6 * 3600.0
-"""How long a client keeps trying to reach a host that vanished during a game (reading: the
-issue says a seat that could not rejoin because the host stopped is never forfeited; a
-person quits with q meanwhile, a script stops its process)."""
-RECENT_STEPS = 64
-"""Relayed steps a session keeps to give back to a host that lost the last frames of its
-log (the docs allow 50 ms of a table's lines lost in a power cut: a few steps)."""
-
-
-class SessionClosed(ConnectionError):
-    """The table closed, or the session gave up (the message says why)."""
-
-
-@dataclass
-class Address:
-    """Where a table is: its address (``others``: every other address it advertised, tried
-    in turn, lan.md), its port, and the fingerprint to pin (None: not known yet)."""
-
-    host: str
-    port: int
-    fingerprint: str | None = None
-    others: tuple[str, ...] = ()
-
-    @classmethod
-    def parse(cls, text: str, fingerprint: str | None = None) -> Address:
-        """``HOST:PORT`` (``--address``); the port defaults to the table's fixed port."""
-        host, port = parse_address(text)
-        return cls(host, port, fingerprint)
-
-
-class ClientSession:
+class ClientSession(SessionPort, SessionSaved):
     """One player at one table over the network."""
-
-    def __init__(
-        self,
-        identity: Identity,
-        name: str,
-        address: Address,
-        *,
-        pin: str | None = None,
-        state_dir: Path | None = None,
-        hold: float = 120.0,
-    ) -> None:
-        self.identity = identity
-        self.name = name
-        self.address = address
-        self.pin = pin
-        self.hold = hold
-        self.my_seat: int | None = None
-        self.lobby: Lobby | None = None
-        self.known_table: str | None = None
-        """The table's name as last heard (a lobby, or the saved seat): kept across a
-        reconnect, when a resumed host or a session started again has not said it yet."""
-        self.game: SeatGame | None = None
-        self.score: tuple[int, ...] = ()
-        self.results: list[GameOver] = []
-        self.cheat: tuple[int, str] | None = None
-        """A seat our own checks caught breaking the card-privacy protocol, and why."""
-        self.aborted: tuple[int, str] | None = None
-        """The host ended the game as aborted: the seat that broke the protocol, and why."""
-        self.closed_reason: str | None = None
-        self.last_seq: int | None = None
-        self.channel: Channel | None = None
-        self._changed = asyncio.Event()
-        self._view_cache: PlayerView | None = None
-        self._view_key: tuple[int, int] | None = None
-        self._changes = 0
-        """Counts `_notify` calls: the cached view is rebuilt after each."""
-        self._host_hold = 0
-        """The seat hold the host's `Presence` events gave (0: none seen yet)."""
-        self._held_until: dict[int, float] = {}
-        """Offline seats: the loop time their hold runs out (from `Presence`)."""
-        self._ahead = False
-        """Whether strips of other hands' deals may wait for `SeatGame.verify_ahead`."""
-        self._closing = False
-        self._next_id = 1
-        self._pending: list[Signed] = []
-        """Our signed steps not yet seen relayed: sent again after a reconnect."""
-        self._waiters: dict[int, asyncio.Future[int | None]] = {}
-        self._runner: asyncio.Task[None] | None = None
-        self._state_dir = state_dir if state_dir is not None else data_dir() / "sessions"
-        self._restored = False
-        self._syncing: asyncio.Task[None] | None = None
-        self.bytes_saved = 0
-        """Bytes of saved state written (benchmarks: bytes per game)."""
-        self._clock: MoveClock | None = None
-        """The move clock the host told (`Clock` events)."""
-        self.host_problem: str | None = None
-        """Trouble on the host's side every screen shows (`Notice`: it cannot save)."""
-        self.save_problem: str | None = None
-        """Why the seat cannot be saved right now (a full or read-only disk), for the screen:
-        the game goes on from memory meanwhile."""
-        self._save_timer: asyncio.TimerHandle | None = None
-        self.reconnects = 0
-        self.paused: str | None = None
-        """What the host said when it paused the table (`Bye.paused`), until it is back: the
-        session keeps its seat and keeps trying to reconnect meanwhile."""
-        self.errors: list[Error] = []
-        """Every refusal the host sent (for a screen, and for tests)."""
-        self._events: list[TableEvent] = []
-        self._listeners: list[Callable[[], None]] = []
-        self._away: set[int] = set()
-        self._series = SeriesScore()
-        self._audit = AuditVerdict(AuditStatus.PENDING)
-        self._step_of_id: dict[int, int] = {}
-        self._resume_id: int | None = None
-        self._resumed_from: int | None = None
-        """The last event we had when we asked the host to resume (`_give_back`)."""
-        self._recent: collections.deque[PrivacyEvent] = collections.deque(maxlen=RECENT_STEPS)
-        """The game's last relayed steps, every seat's: a host that lost the last frames of
-        its log (a power cut) gets them back from us (`_give_back`)."""
-        self._tasks: set[asyncio.Task[None]] = set()
-        self.on_game: Callable[[SeatGame], None] | None = None
-        """Called with each new game's seat (the host's own player shares the host's checks:
-        `host_bots.share_checks`)."""
-        self.trace: Callable[[dict[str, Any]], None] | None = None
-        """Timing lines for benchmarks/net.py (``LOCALDURAK_TRACE=1``)."""
-        self._traced_deal: bytes | None = None
-        self._unchecked: list[int] = []
-        """For the trace: the event of each card proof still deferred, oldest first."""
-
-    # --- the API ------------------------------------------------------------------------------
-
-    # --- the TableSession API (localdurak.net.api) ----------------------------------------
-
-    @property
-    def view(self) -> PlayerView | None:
-        """The seat's view with its legal actions, built once per change: the screen reads
-        it many times a frame (issue 12).  A change is what the session tells its listeners
-        (`_notify`, after every message applied) or a new game."""
-        g = self.game
-        if g is None:
-            return None
-        key = (id(g), self._changes)
-        if self._view_key != key:
-            self._view_cache, self._view_key = g.view(), key
-        return self._view_cache
-
-    @property
-    def seat(self) -> int:
-        """Our seat (-1 until the host gave us one)."""
-        return -1 if self.my_seat is None else self.my_seat
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        if self.game is not None:
-            return self.game.started.names
-        if self.lobby is not None:
-            return tuple(s.name for s in self.lobby.seats)
-        return ()
-
-    @property
-    def table_name(self) -> str:
-        """The table's name as its host says it; until then the name known from before a
-        reconnect (`known_table`); the address only for a table never heard from."""
-        if self.lobby is not None:
-            return self.lobby.table
-        return self.known_table or self.address.host
-
-    @property
-    def offline(self) -> bool:
-        return False
-
-    @property
-    def game_number(self) -> int:
-        return 0 if self.game is None else self.game.started.number + 1
-
-    @property
-    def events(self) -> Sequence[TableEvent]:
-        return self._events
-
-    @property
-    def connection(self) -> ConnectionState:
-        if self.closed:
-            return ConnectionState.CLOSED
-        if self.paused is not None:
-            # Until we are back at the resumed table (the old channel may not be closed yet
-            # when the host's paused Bye arrives: the friend's screen said "connected").
-            return ConnectionState.PAUSED
-        if self.channel is None or self.channel.closed:
-            return ConnectionState.RECONNECTING
-        return ConnectionState.CONNECTED
-
-    @property
-    def offline_seats(self) -> tuple[int, ...]:
-        return tuple(sorted(self._away))
-
-    @property
-    def seat_hold(self) -> float:
-        """The host's seat hold as its `Presence` events tell it, else our own patience."""
-        return float(self._host_hold or self.hold)
-
-    def hold_left(self, seat: int) -> float | None:
-        until = self._held_until.get(seat)
-        if until is None or seat not in self._away:
-            return None
-        return max(0.0, until - asyncio.get_running_loop().time())
-
-    @property
-    def series(self) -> SeriesScore:
-        return self._series
-
-    @property
-    def audit(self) -> AuditVerdict:
-        return self._audit
-
-    @property
-    def closing(self) -> bool:
-        """R-S5: the host holds an action that closes the bout (its `Closing` event)."""
-        return self._closing
-
-    @property
-    def problem(self) -> str | None:
-        return self.host_problem or self.save_problem
-
-    @property
-    def move_clock(self) -> MoveClock | None:
-        return self._clock
-
-    def subscribe(self, callback: Callable[[], None]) -> Callable[[], None]:
-        self._listeners.append(callback)
-        return lambda: self._listeners.remove(callback) if callback in self._listeners else None
-
-    async def async_wait_update(self) -> None:
-        await self.wait_changed()
-
-    async def async_act(self, action: Action) -> None:
-        try:
-            await self.act(action)
-        except IllegalAction as e:
-            raise ActionRefused(e.reason, e.rule) from None
-        except RemoteProtocolError as e:
-            raise ActionRefused(e.message, e.rule or "") from None
-        except (ConnectionError, OSError) as e:
-            raise ActionRefused(f"the table cannot be reached: {e}") from None
-
-    async def async_next_game(self) -> None:
-        await self.set_ready(True)
-
-    async def async_leave(self) -> None:
-        await self.close()
-
-    # --- the port's lobby (api.TableSession): the protocol's errors become TableError -------
-
-    @property
-    def lobby_view(self) -> LobbyView | None:
-        lobby = self.lobby
-        if lobby is None:
-            return None
-        mine = self.identity.public_key
-        # At the host's own seat the peer is ourselves: each guest's code is shown there.
-        at_host = self.channel is not None and self.channel.peer_key == mine
-        seats = tuple(
-            LobbySeat(
-                SeatKind(s.kind.value),
-                s.name,
-                s.ready,
-                s.connected,
-                code_of(mine, s.key)
-                if at_host and s.kind.value == "human" and s.key and s.key != mine
-                else "",
-            )
-            for s in lobby.seats
-        )
-        return LobbyView(lobby.table, lobby.rules, seats, lobby.games, lobby.owner)
-
-    @property
-    def pairing_code(self) -> str:
-        peer = None if self.channel is None else self.channel.peer_key
-        mine = self.identity.public_key
-        return "" if peer is None or peer == mine else code_of(mine, peer)
-
-    async def async_join(self, *, ready: bool = False) -> None:
-        """Connect (and say ready when ``ready``: the headless forms); `TableError` with
-        the reason when the table refuses us or cannot be reached (the session closed)."""
-        try:
-            await self.start()
-            if ready:
-                await self.set_ready(True)
-        except BaseException as e:
-            with contextlib.suppress(Exception):
-                await self.close()
-            if isinstance(e, (ProtocolError, ConnectionError, OSError, TimeoutError)):
-                reason = str(e) or type(e).__name__
-                shown = e.actual if isinstance(e, FingerprintMismatch) else None
-                raise TableError(
-                    reason, pin_wanted=isinstance(e, BadPin), fingerprint_shown=shown
-                ) from None
-            raise
-
-    async def async_run(self) -> None:
-        """Keep the seat until the table closes; `TableError` with the reason when the
-        session fails."""
-        try:
-            await self.run_until_closed()
-        except (ProtocolError, ConnectionError) as e:
-            raise TableError(str(e) or type(e).__name__) from None
-
-    async def async_ready(self, ready: bool = True) -> None:
-        await self._port(self.set_ready(ready))
-
-    async def async_add_bot(self, level: str = "normal") -> None:
-        await self._port(self.add_bot(level))
-
-    async def async_remove_bot(self, seat: int) -> None:
-        await self._port(self.remove_bot(seat))
-
-    async def _port(self, command: Awaitable[None]) -> None:
-        try:
-            await command
-        except (ProtocolError, ConnectionError) as e:
-            raise TableError(str(e) or type(e).__name__) from None
-
-    def _notify(self) -> None:
-        self._changes += 1
-        self._changed.set()
-        for callback in list(self._listeners):
-            try:
-                callback()
-            except Exception:
-                log.exception("a listener failed")
-
-    @property
-    def closed(self) -> bool:
-        return self.closed_reason is not None
-
-    async def wait_changed(self) -> None:
-        """Wait until something changed (an event applied, the connection, the table)."""
-        await self._changed.wait()
-        self._changed.clear()
-
-    async def act(self, action: Action) -> None:
-        """Play ``action``; raises the host's refusal (`IllegalMove`, `NotYourTurn`, ...)."""
-        if self.game is None:
-            raise Unavailable("no game is being played")
-        signed = self.game.act(action)
-        await self._send_signed([signed], wait=True)
-
-    async def set_ready(self, ready: bool = True) -> None:
-        await self._command(lambda i: Ready(id=i, ready=ready), wait=True)
-
-    # The table's owner (the person at the host's own seat) in the lobby, docs/protocol.md §4;
-    # anybody else is refused with `Forbidden`.
-
-    async def add_bot(self, level: str = "normal", seat: int | None = None) -> None:
-        """A bot at ``seat`` (the first free seat by default)."""
-        bot = BotLevel(level)
-        await self._command(lambda i: AddBot(id=i, seat=seat, level=bot), wait=True)
-
-    async def remove_bot(self, seat: int) -> None:
-        await self._command(lambda i: RemoveBot(id=i, seat=seat), wait=True)
-
-    async def set_rules(self, rules: Rules, seats: int) -> None:
-        await self._command(lambda i: SetRules(id=i, rules=rules, seats=seats), wait=True)
-
-    async def close(self) -> None:
-        if self.closed_reason is None:
-            self.closed_reason = "you left the table"
-        if self.channel is not None:
-            await self.channel.close(reason="leaving")
-        if self._runner is not None:
-            self._runner.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._runner
-        self._notify()
-
-    # --- connecting ----------------------------------------------------------------------------
 
     async def start(self) -> None:
         """Connect (or fail with the reason), then keep the session alive in the background."""
@@ -555,6 +157,23 @@ class ClientSession:
         self._next_id += 1
         return i
 
+    def take_command_id(self) -> int:
+        """A command id of this session's, never used before (for a command sent by hand)."""
+        return self._take_id()
+
+    @property
+    def task(self) -> asyncio.Task[None] | None:
+        """The session's running task (`start`): it ends when the session does."""
+        return self._runner
+
+    async def send_raw(
+        self, make: Callable[[int], Message], *, wait: bool = True, n: int | None = None
+    ) -> int | None:
+        """Send the command ``make(id)`` builds as it is, past our own replica's checks, and
+        (``wait``) its answer: the event it became, or the host's refusal raised.  For tools
+        and tests that probe what the host refuses; ``n`` is the privacy step it carries."""
+        return await self._command(make, wait=wait, n=n)
+
     async def _run(self) -> None:
         try:
             while True:
@@ -586,7 +205,7 @@ class ClientSession:
                             message = await ch.recv()
                         try:
                             await self._handle(message)
-                        except _Broken as e:
+                        except Broken as e:
                             # What the host relayed breaks the game: coming back would only
                             # replay it.  The audit of the record names whoever did it.
                             log.warning("%s: %s (%r)", BROKEN_TEXT, e, message)
@@ -631,7 +250,7 @@ class ClientSession:
             for f in self._waiters.values():
                 if not f.done():
                     f.set_exception(SessionClosed(self.closed_reason or "closed"))
-            self._notify()
+            self.notify()
 
     async def _reconnect(self) -> None:
         """Back off and try again until the seat's hold runs out — or, during a game, for
@@ -655,7 +274,7 @@ class ClientSession:
                 await self._connect()
                 self.reconnects += 1
                 self.paused = None
-                self._notify()
+                self.notify()
                 return
             except FATAL as e:
                 self._finish(f"the host refused: {e}")
@@ -668,9 +287,7 @@ class ClientSession:
     def _finish(self, reason: str) -> None:
         if self.closed_reason is None:
             self.closed_reason = reason
-        self._notify()
-
-    # --- sending --------------------------------------------------------------------------
+        self.notify()
 
     async def _command(
         self, make: Callable[[int], Message], *, wait: bool, n: int | None = None
@@ -724,8 +341,6 @@ class ClientSession:
             self._step_of_id[i] = s.n
             await self.channel.send(s.command(i))
 
-    # --- receiving ------------------------------------------------------------------------
-
     async def _handle(self, m: Message) -> None:
         if isinstance(m, Error):
             self.errors.append(m)
@@ -766,14 +381,14 @@ class ClientSession:
                     await self._give_back(m.seq, self._resumed_from)
                 # Ours after what the host lost: we signed them after seeing it.
                 await self._resend()
-                self._notify()  # a move refused meanwhile ("catching up") is tried again
+                self.notify()  # a move refused meanwhile ("catching up") is tried again
             return
         if isinstance(m, Bye):
             if m.paused:
                 # The host stops for now and resumes the table: our seat is kept, and we
                 # come back when it is back (however long that takes).
                 self.paused = m.reason or "the host paused; it will resume"
-                self._notify()
+                self.notify()
                 raise ConnectionClosed(f"the host paused: {m.reason}")
             if m.reason == REPLACED:
                 # Our seat was taken by a second process of our identity (one laptop, one
@@ -794,17 +409,17 @@ class ClientSession:
             if self.game is not None and self.game.work_due:
                 # The action is in our replica: let the screen show it, then do the protocol
                 # work it calls for (the refill's layer removals).
-                self._notify()
+                self.notify()
                 out += self.game.flush()
                 self._trace_checked()
         except BROKEN as e:
             if seq is not None and await self._report_cheat(e):
                 self.last_seq = seq  # not followed: we stopped at the cheat
                 return
-            raise _Broken(str(e)) from e
+            raise Broken(str(e)) from e
         if out:
             await self._send_signed(out)
-        self._notify()
+        self.notify()
 
     async def _give_back(self, kept: int, had: int) -> None:
         """The resumed host kept its events up to ``kept`` only, and we had seen up to ``had``
@@ -828,10 +443,10 @@ class ClientSession:
             await self.channel.send(cmd)
 
     async def _report_cheat(self, e: Exception) -> bool:
-        """Our own check found that another seat cheated (`CheatFound`, issue 11 item 2): we
-        stop following the game, say so, tell the host — which checks it itself and aborts
-        the game naming that seat — and stay at the table for its `GameOver` (then we reveal
-        our key for the audit).  Leaving instead would make us forfeit, as the durak.
+        """Our own check found that another seat cheated (`CheatFound`; privacy.md "Blame goes to
+        the cheater"): we stop following the game, say so, tell the host — which checks it itself
+        and aborts the game naming that seat — and stay at the table for its `GameOver` (then we
+        reveal our key for the audit).  Leaving instead would make us forfeit, as the durak.
         Whether ``e`` was such a cheat."""
         if not isinstance(e, CheatFound) or e.seat == self.my_seat:
             return False
@@ -844,7 +459,7 @@ class ClientSession:
             log.warning("card privacy: seat %s broke the protocol: %s", e.seat, e)
             if self.channel is not None:
                 await self.channel.send(Error.from_exception(e))
-            self._notify()
+            self.notify()
         return True
 
     def _apply(self, m: Message) -> list[Signed]:
@@ -930,11 +545,11 @@ class ClientSession:
             self._clock = (
                 None if m.seat is None else MoveClock(m.seat, time.monotonic() + m.seconds)
             )
-            self._notify()
+            self.notify()
             return []
         if isinstance(m, Notice):
             self.host_problem = m.problem or None
-            self._notify()
+            self.notify()
             return []
         if isinstance(m, TableClosed):
             self._finish(f"the table closed: {m.reason}")
@@ -946,7 +561,7 @@ class ClientSession:
         verdict = await asyncio.to_thread(self._own_audit, g)
         if self.game is g:
             self._audit = verdict
-            self._notify()
+            self.notify()
 
     @staticmethod
     def _own_audit(g: SeatGame) -> AuditVerdict:
@@ -984,141 +599,6 @@ class ClientSession:
             seq = self._unchecked.pop(0)
             if not self._unchecked or self._unchecked[0] != seq:
                 self.trace({"event": "checked", "seq": seq, "t": now})
-
-    # --- the state on disk ----------------------------------------------------------------------
-
-    def _path(self, fingerprint: str | None = None) -> Path | None:
-        fp = fingerprint or self.address.fingerprint
-        if fp is None:
-            return None
-        key = self.identity.public_key.hex()[:16]
-        return self._state_dir / f"{fp[:32]}-{key}.session"
-
-    def _save(self) -> None:
-        """The session as one snapshot (`protocol.snapshot`: msgpack, no code), replacing the
-        last one (a temporary file renamed over it): the file is one seat's state, never a
-        growing log.  Its fsync follows off the loop, coalesced (`_sync_soon`)."""
-        path = self._path()
-        if path is None:
-            return
-        saved = {
-            "fingerprint": self.address.fingerprint or "",
-            "seat": self.my_seat,
-            "last_seq": self.last_seq,
-            "game": self.game.freeze() if self.game is not None else None,
-            "pending": list(self._pending),
-            "address": [self.address.host, self.address.port],
-            "table": self.known_table,
-        }
-        data = snapshot.dumps(saved, kind="session", classes=SNAPSHOT_CLASSES)
-        try:
-            self._state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-            write_atomic(path, data)
-        except OSError as e:
-            # The game goes on from memory; the next save tries again.
-            if self.save_problem is None:
-                log.warning("cannot save the seat in %s: %s", path, e)
-            self.save_problem = f"cannot save this seat ({e.strerror or e})"
-            self._notify()
-            return
-        if self.save_problem is not None:
-            self.save_problem = None
-            self._notify()
-        self.bytes_saved += len(data)
-        self._sync_soon(path)
-
-    def _sync_soon(self, path: Path) -> None:
-        if self._syncing is not None:
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return
-
-        async def sync() -> None:
-            try:
-                await asyncio.sleep(SYNC_PAUSE_S)
-                await asyncio.to_thread(fsync_paths, [path])
-            finally:
-                self._syncing = None
-
-        self._syncing = loop.create_task(sync())
-
-    def _save_later(self) -> None:
-        if self._save_timer is None:
-            self._save_timer = asyncio.get_running_loop().call_later(SAVE_LATER_S, self._save_now)
-
-    def _save_now(self) -> None:
-        self._save_timer = None
-        if not self.closed:
-            self._save()
-
-    def _read_saved(self, path: Path) -> dict[str, Any] | None:
-        try:
-            saved = snapshot.loads(path.read_bytes(), kind="session", classes=SNAPSHOT_CLASSES)
-        except FileNotFoundError:
-            return None
-        except (OSError, snapshot.SnapshotError) as e:
-            log.warning("cannot read the saved session %s: %s", path, e)
-            self.save_problem = f"the saved seat {path.name} was not loaded: {e}"
-            return None
-        return saved if isinstance(saved, dict) else None
-
-    def _find_saved(self) -> None:
-        """Started again the way it was started (an address, no fingerprint): the seat saved
-        for this identity at this address tells the table's fingerprint, which is pinned."""
-        key = self.identity.public_key.hex()[:16]
-        try:
-            paths = sorted(
-                self._state_dir.glob(f"*-{key}.session"),
-                key=lambda p: p.stat().st_mtime,
-                reverse=True,
-            )
-        except OSError:
-            return
-        for path in paths:
-            saved = self._read_saved(path)
-            if saved is None or not saved.get("fingerprint"):
-                continue
-            if saved.get("address") == [self.address.host, self.address.port]:
-                self.address.fingerprint = saved["fingerprint"]
-                return
-
-    def _restore(self) -> None:
-        if self.address.fingerprint is None:
-            self._find_saved()
-        path = self._path()
-        if path is None:
-            return
-        saved = self._read_saved(path)
-        if saved is None or saved.get("fingerprint") != self.address.fingerprint:
-            return
-        self.my_seat = saved["seat"]
-        self.last_seq = saved["last_seq"]
-        if isinstance(saved.get("table"), str) and saved["table"]:
-            self.known_table = saved["table"]
-        self._pending = list(saved["pending"])
-        if saved["game"] is not None:
-            try:
-                self.game = SeatGame.thaw(saved["game"], self.identity, os.urandom)
-            except (snapshot.SnapshotError, ValueError) as e:
-                log.warning("cannot read the saved seat's game: %s", e)
-                self.my_seat, self.last_seq, self._pending = None, None, []
-                return
-        self._restored = True
-
-    def _forget(self) -> None:
-        if self._save_timer is not None:
-            self._save_timer.cancel()
-            self._save_timer = None
-        path = self._path()
-        if path is not None:
-            with contextlib.suppress(OSError):
-                path.unlink()
-
-    def save(self) -> None:
-        """Save the session now (the bot loop calls it after acting)."""
-        self._save()
 
 
 # --- a bot at the table ------------------------------------------------------------------------

@@ -98,8 +98,6 @@ from localdurak.protocol.errors import (
     Forbidden,
     RemoteProtocolError,
     Replayed,
-    TableFull,
-    Unavailable,
 )
 from localdurak.protocol.messages import (
     Ack,
@@ -122,6 +120,7 @@ from localdurak.protocol.messages import (
     TableState,
     message_to_wire,
 )
+from localdurak.protocol.table import lobby as lobby_rules
 
 log = logging.getLogger("localdurak.net.host")
 
@@ -225,7 +224,7 @@ class TableHost(HostLobby, HostMoves, HostEnding, HostResume):
         )
 
     async def stop(self, reason: str = "the host stopped") -> Path | None:
-        """Stopping is pausing (issue 15): a table with a game to come back to is paused —
+        """Stopping is pausing: a table with a game to come back to is paused —
         the journal to give ``--resume`` is returned — and any other is closed (None)."""
         await self._finish_record()
         if self.resumable():
@@ -433,9 +432,9 @@ class TableHost(HostLobby, HostMoves, HostEnding, HostResume):
         if isinstance(message, Error):
             log.info("seat %d reports: %s", seat, message.message)
             if self.game is not None and message.code is ErrorCode.ILLEGAL_MOVE:
-                # A seat found a relayed step broken (issue 11 item 2): the host checks all it
-                # relayed unchecked, itself; a cheat it confirms aborts the game naming the
-                # cheater.  The report alone names nobody.
+                # A seat found a relayed step broken (privacy.md "Blame goes to the cheater"): the
+                # host checks all it relayed unchecked, itself; a cheat it confirms aborts the game
+                # naming the cheater.  The report alone names nobody.
                 self.game.verify_idle()
                 self._abort_if_cheated()
             return
@@ -466,12 +465,10 @@ class TableHost(HostLobby, HostMoves, HostEnding, HostResume):
             self._maybe_start()
             return self.seq
         if isinstance(m, Sit):
-            if m.seat is not None and m.seat != seat:
-                raise TableFull("you keep the seat the table gave you")
+            lobby_rules.check_sit(m.seat, seat)
             return None
         if isinstance(m, Stand):
-            if self.state is not TableState.LOBBY:
-                raise Unavailable("you cannot leave your seat during a game")
+            lobby_rules.check_stand(self.state)
             self.seats[seat] = SeatSlot()
             peer.seat = None
             self._broadcast_lobby()

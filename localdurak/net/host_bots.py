@@ -321,7 +321,8 @@ class HostBots:
             delay = self.delay
             if action.do is Do.CHALLENGE and delay > 0:
                 # A person's moment to see the cheat, never the instant it lies there
-                # (issue 13 item 7; a table nobody watches does not wait).
+                # (R-S5: bots notice a cheat as a person would; a table nobody watches does not
+                # wait).
                 delay = max(delay, _reaction.uniform(*NOTICE_SECONDS))
             self.send(s, bot, [signed], delay)
             if delay > 0:
@@ -332,7 +333,7 @@ class HostBots:
     def _end_wait(self) -> None:
         # The host's loop lets a bot think only after an inbox item: without this wake a
         # bot's turn was lost when nothing else arrived, and an all-bot table froze for good
-        # (issue 15; tests/net/test_host_bots_progress.py).
+        # (all-bot tables never freeze: tests/net/test_host_bots_progress.py).
         self._wait = None
         self._wake()
 

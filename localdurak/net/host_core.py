@@ -101,7 +101,7 @@ class Phase(enum.Enum):
     ABORTED = "aborted"
     """A seat broke the card-privacy protocol (a proof of its failed the host's own check):
     the game ends with no durak, `GameOver` names the seat at once; the others reveal their
-    keys (issue 11 item 2)."""
+    keys (privacy.md "Blame goes to the cheater")."""
     RECORDING = "recording"
     """The game's record is being written and audited (in a thread)."""
     PAUSED = "paused"
@@ -232,7 +232,7 @@ class HostOptions:
     advertise: bool = True
     hold: float = HOLD_SECONDS
     move_time: float = MOVE_TIME
-    """Issue 11 item 5: seconds the seat the table waits for has to act (0: no clock)."""
+    """The move clock: seconds the seat the table waits for has to act (0: no clock)."""
     challenge_window: float = CHALLENGE_WINDOW
     bot_delay: float = 0.0
     """Seconds a bot waits before it acts (0 for headless games)."""
@@ -427,6 +427,16 @@ class HostCore:
         return asyncio.get_running_loop().call_later(delay, self.inbox.put_nowait, Call(fn))
 
     # --- the table's picture: the lobby event, the advertisement ------------------------
+
+    @property
+    def advertisement(self) -> TableAd:
+        """What the table advertises now (its mDNS TXT record, docs/protocol.md §6)."""
+        return self._ad()
+
+    @property
+    def lobby(self) -> Lobby:
+        """The lobby as every seat is told it now (docs/protocol.md §4)."""
+        return self._lobby()
 
     def _ad(self) -> TableAd:
         return TableAd(

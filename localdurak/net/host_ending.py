@@ -123,7 +123,8 @@ class HostEnding(HostCore):
         """Seat ``seat`` broke the card-privacy protocol (the host's own check of its proof
         failed): the game ends aborted — no durak, no forfeit, nobody's score changes — and
         `GameOver` names the seat at once; the others reveal their keys for the audit, and
-        the record follows when they are in (or `REVEAL_TIMEOUT`).  Issue 11 item 2."""
+        the record follows when they are in (or `REVEAL_TIMEOUT`); privacy.md "Blame goes to the
+        cheater"."""
         g = self.game
         if g is None or not self._go(Go.ABORT):
             return

@@ -7,19 +7,12 @@ import asyncio
 import logging
 import random
 
-from localdurak.game.rules import RulesError
 from localdurak.net.host_bots import BotSeat
 from localdurak.net.host_core import (
     HostCore,
     Phase,
 )
 from localdurak.net.peer import SeatSlot
-from localdurak.protocol.errors import (
-    BadMessage,
-    Forbidden,
-    TableFull,
-    Unavailable,
-)
 from localdurak.protocol.messages import (
     REPLACED,
     AddBot,
@@ -27,17 +20,18 @@ from localdurak.protocol.messages import (
     RemoveBot,
     SeatKind,
     SetRules,
-    TableState,
 )
+from localdurak.protocol.table import lobby as rules
 
 log = logging.getLogger("localdurak.net.host")
 
 
 class HostLobby(HostCore):
-    """Admission and the lobby (part of `TableHost`)."""
+    """Admission and the lobby (part of `TableHost`); the rules are
+    `localdurak.protocol.table.lobby`'s."""
 
     def _known_key(self, key: bytes) -> bool:
-        return any(s.key == key and s.kind is SeatKind.HUMAN for s in self.seats)
+        return rules.known_key(self.seats, key)
 
     def _new_player_id(self) -> int:
         self._next_player += 1
@@ -45,61 +39,38 @@ class HostLobby(HostCore):
 
     def _admit(self, auth: Auth) -> int:
         """The seat this key takes: its own (a reconnect), or a free one in the lobby."""
-        for s, slot in enumerate(self.seats):
-            if slot.key == auth.key and slot.kind is SeatKind.HUMAN:
-                if slot.peer is not None and not slot.peer.channel.closed:
-                    # The same device again while its old connection lingers: the new one wins.
-                    old = slot.peer
-                    slot.peer = None
-                    asyncio.get_running_loop().create_task(old.channel.close(reason=REPLACED))
-                return s
-        if self.state is not TableState.LOBBY:
-            raise TableFull("the game has started and no seat is held for you")
-        if any(s.key == auth.key for s in self.seats):
-            raise TableFull("this key already plays at the table")
-        for s, slot in enumerate(self.seats):
-            if slot.kind is SeatKind.EMPTY:
-                slot.kind, slot.name, slot.key, slot.ready = (
-                    SeatKind.HUMAN,
-                    auth.name,
-                    auth.key,
-                    False,
-                )
-                return s
-        raise TableFull("every seat at this table is taken")
+        s = rules.held_seat(self.seats, auth.key)
+        if s is not None:
+            slot = self.seats[s]
+            if slot.peer is not None and not slot.peer.channel.closed:
+                # The same device again while its old connection lingers: the new one wins.
+                old = slot.peer
+                slot.peer = None
+                asyncio.get_running_loop().create_task(old.channel.close(reason=REPLACED))
+            return s
+        s = rules.new_seat(self.seats, auth.key, self.state)
+        slot = self.seats[s]
+        slot.kind, slot.name, slot.key, slot.ready = SeatKind.HUMAN, auth.name, auth.key, False
+        return s
 
     def _is_owner(self, seat: int) -> bool:
-        """The table's owner: the person at the host's own seat (0), signed in with the host's
-        own key.  A headless table has none."""
-        return self.o.own_seat and seat == 0 and self.seats[0].key == self.identity.public_key
+        """The table's owner (`rules.is_owner`): the host's own seat, with the host's key."""
+        return rules.is_owner(
+            self.seats, seat, own_seat=self.o.own_seat, host_key=self.identity.public_key
+        )
 
     def _owner_command(self, seat: int, m: SetRules | AddBot | RemoveBot) -> int:
         """docs/protocol.md §4: the owner fills seats with bots, frees them, or changes the
         rules, in the lobby before the first game (a series keeps its table)."""
-        if not self._is_owner(seat):
-            raise Forbidden("only the table's owner (the host's own seat) may change the table")
-        if self.state is not TableState.LOBBY or self.game_number > 0:
-            raise Unavailable("the table can change only before its first game")
+        rules.check_owner(self._is_owner(seat), self.state, self.game_number)
         if isinstance(m, AddBot):
-            if m.seat is not None and not (
-                0 <= m.seat < len(self.seats) and self.seats[m.seat].kind is SeatKind.EMPTY
-            ):
-                raise TableFull(f"seat {m.seat + 1} is not free")
+            rules.check_add_bot(self.seats, m.seat)
             self._add_bot(m.level.value, m.seat)
         elif isinstance(m, RemoveBot):
-            if not 0 <= m.seat < len(self.seats) or self.seats[m.seat].kind is not SeatKind.BOT:
-                raise BadMessage(f"there is no bot at seat {m.seat + 1}")
+            rules.check_remove_bot(self.seats, m.seat)
             self.seats[m.seat] = SeatSlot()
         else:
-            try:
-                m.rules.check_seats(m.seats)
-            except RulesError as e:
-                raise BadMessage(str(e)) from None
-            taken = [i for i, slot in enumerate(self.seats) if slot.kind is not SeatKind.EMPTY]
-            if taken and max(taken) >= m.seats:
-                raise Unavailable(
-                    f"seat {max(taken) + 1} is taken: free it before the table gets smaller"
-                )
+            rules.check_resize(self.seats, m.rules, m.seats)
             self.o.rules, self.o.seats = m.rules, m.seats
             self.seats = self.seats[: m.seats] + [
                 SeatSlot() for _ in range(m.seats - len(self.seats))
@@ -115,26 +86,20 @@ class HostLobby(HostCore):
         return self.seq
 
     def _add_bot(self, level: str, at: int | None = None) -> int:
-        for s, slot in enumerate(self.seats):
-            if at is not None and s != at:
-                continue
-            if slot.kind is SeatKind.EMPTY and not (s == 0 and self.o.own_seat):
-                bot = BotSeat(
-                    level,
-                    random.Random(self.rng.getrandbits(64)),
-                    path=self.state_dir / f"bot-{s}.bin",
-                )
-                slot.kind, slot.bot, slot.ready = SeatKind.BOT, bot, True
-                slot.name = f"Bot {s + 1}"
-                slot.key = bot.key.public_key
-                return s
-        raise TableFull("no free seat for a bot")
+        s = rules.bot_seat(self.seats, at, own_seat=self.o.own_seat)
+        slot = self.seats[s]
+        bot = BotSeat(
+            level,
+            random.Random(self.rng.getrandbits(64)),
+            path=self.state_dir / f"bot-{s}.bin",
+        )
+        slot.kind, slot.bot, slot.ready = SeatKind.BOT, bot, True
+        slot.name = f"Bot {s + 1}"
+        slot.key = bot.key.public_key
+        return s
 
     def _maybe_start(self) -> None:
         if self.phase is not Phase.LOBBY or self.game_number >= self.o.games:
             return
-        if all(
-            s.kind is not SeatKind.EMPTY and (s.ready or s.kind is SeatKind.BOT) and s.connected
-            for s in self.seats
-        ):
+        if rules.all_ready(self.seats):
             self._start_game()

@@ -4,7 +4,7 @@ A small JSON file in the data directory (0600): fingerprint → table name, the 
 was reached at, when it was last seen, and whether a person confirmed the pairing code.
 A client that joins by ``--address`` without a fingerprint pins the one remembered for that
 address, and refuses a known table that now comes with another fingerprint (`HostChanged`,
-trust on first use keyed by the host device's fingerprint, issue 13 item 10): the message
+trust on first use keyed by the host device's fingerprint, docs/lan.md "Trust"): the message
 says what changed and how to accept the new one knowingly (``--fingerprint``).
 
 reading: "a known table" is a table this device played at before, found again at the same

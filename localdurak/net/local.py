@@ -70,11 +70,12 @@ class LocalTable:
         self.delay = delay
         self.challenge_window = challenge_window
         self._table_name = table_name
-        self._bots: dict[int, Bot] = {
+        self.bots: dict[int, Bot] = {
             s: make_bot(bot_level, random.Random(rng.getrandbits(64)), clock=time.perf_counter)
             for s in range(len(names))
             if s != seat
         }
+        """The bots at the table, by seat (a caller may seat its own; `notify` then)."""
         self._game: Game | None = None
         self._view: PlayerView | None = None
         self._game_number = 0
@@ -201,7 +202,9 @@ class LocalTable:
         self._changed.clear()
         await self._changed.wait()
 
-    def _notify(self) -> None:
+    def notify(self) -> None:
+        """The table changed: the view is built afresh on its next read, the bots look again,
+        and every listener and waiter hears it (also after a caller changes `bots`)."""
         self._version += 1
         self._view = None
         self._changed.set()
@@ -233,7 +236,7 @@ class LocalTable:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
         self._driver = self._hold_task = None
-        self._notify()
+        self.notify()
 
     def _deal(self, previous: GameResult | None) -> None:
         n = len(self._names)
@@ -244,7 +247,7 @@ class LocalTable:
         self._game = Game.deal(self.rules, n, dealer, deck, previous=previous)
         self._game_number += 1
         self._events.append(TableEvent(EventKind.GAME_STARTED, game=self._game_number))
-        self._notify()
+        self.notify()
 
     # --- acting ---------------------------------------------------------------------------
 
@@ -276,7 +279,7 @@ class LocalTable:
             self._held = action
             self._hold_cancel.clear()
             self._hold_task = asyncio.get_running_loop().create_task(self._hold(action))
-            self._notify()
+            self.notify()
             return
         self._apply(action)
 
@@ -290,7 +293,7 @@ class LocalTable:
         if not self._hold_cancel.is_set() and self.game.can_apply(action):
             self._apply(action)
         else:
-            self._notify()
+            self.notify()
 
     def _apply(self, action: Action) -> None:
         game = self.game
@@ -303,7 +306,7 @@ class LocalTable:
             self._events.append(
                 TableEvent(EventKind.GAME_OVER, result=game.result, game=self._game_number)
             )
-        self._notify()
+        self.notify()
 
     # --- the bots ---------------------------------------------------------------------------
 
@@ -313,7 +316,7 @@ class LocalTable:
         one of the answers at random (they race, like messages reaching a host)."""
         game = self.game
         answers: list[Action] = []
-        for s, bot in self._bots.items():
+        for s, bot in self.bots.items():
             if s in game.out:
                 continue
             action = bot.choose(game.view(s))
@@ -325,7 +328,7 @@ class LocalTable:
         # Nobody wants to act: make sure the table never waits for a bot forever.
         if any(a.do is not Do.CHALLENGE for a in game.legal_actions(self._seat)):
             return None
-        for s in self._bots:
+        for s in self.bots:
             for a in game.legal_actions(s):
                 if a.do in (Do.PASS, Do.TAKE):
                     return a
@@ -338,7 +341,7 @@ class LocalTable:
             # Never leave the person waiting for a table that stopped: say so.
             self.error = e
             self._connection = ConnectionState.CLOSED
-            self._notify()
+            self.notify()
             raise
 
     async def _drive_loop(self) -> None:
@@ -355,7 +358,8 @@ class LocalTable:
             wait = self.delay
             if action.do is Do.CHALLENGE and self.delay > 0:
                 # A person's moment to see the cheat, never the instant it lies there
-                # (issue 13 item 7; a table nobody watches does not wait).
+                # (R-S5: bots notice a cheat as a person would; a table nobody watches does not
+                # wait).
                 wait = max(wait, _reaction.uniform(*NOTICE_SECONDS))
             await asyncio.sleep(wait)
             if self._version != version or self._held is not None:

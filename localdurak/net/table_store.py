@@ -48,7 +48,7 @@ RETRY_S = 2.0
 class TableStore:
     """The files of one table: its state directory and the current game's journal.
 
-    Disk trouble is a message, not a crash (issue 15): a write that fails (ENOSPC, EROFS,
+    Disk trouble is a message, not a crash: a write that fails (ENOSPC, EROFS,
     EIO) marks the store broken (`problem`, told through `on_problem`), incremental writing
     stops — the table goes on from memory, which holds everything — and every `RETRY_S` the
     host's ``rebuild`` writes all its files again from memory, until that works."""

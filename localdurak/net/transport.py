@@ -91,7 +91,7 @@ class ConnectionClosed(ConnectionError):
 def _why(e: BaseException) -> str:
     """An OS error's reason for a person: its text, its errno's name, or its kind (a bare
     ``ConnectionResetError()`` says nothing: "the connection broke while sending:" ended
-    with an empty reason, issue 13 item 11)."""
+    with an empty reason)."""
     text = str(e)
     if text:
         return text

@@ -85,7 +85,8 @@ class Cheated(RemoteProtocolError):
     """Under card privacy: ``seat``'s own message fails the check of its proof (a shuffle
     stage that is no permutation, a wrong layer removal, a play or claim its proof does not
     back).  Nothing but cheating (or a broken client) produces one: the host ends the game as
-    aborted, naming ``seat`` (issue 11 item 2), never as a forfeit of whoever found it."""
+    aborted, naming ``seat`` (privacy.md "Blame goes to the cheater"), never as a forfeit of
+    whoever found it."""
 
 
 class WireError(RemoteProtocolError):

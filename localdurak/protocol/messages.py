@@ -773,7 +773,7 @@ def check_version(version: int, min_version: int, *, at_host: bool = True) -> in
     """The version to speak with a peer that speaks ``min_version..version``; raises
     `VersionTooOld` / `VersionTooNew` (naming both ranges) when the ranges do not meet.
 
-    The message says who must update from the side of the player who reads it (issue 15):
+    The message says who must update from the side of the player who reads it:
     the host's refusal goes to the player (``at_host``), a client's own check is read by
     its own player."""
     ours = f"{MIN_PROTOCOL_VERSION}..{PROTOCOL_VERSION}"

@@ -1,4 +1,4 @@
-"""Saved state as versioned msgpack, never code (issues 12 and 15).
+"""Saved state as versioned msgpack, never code (it must survive an upgrade and never run).
 
 A seat's saved game (`SeatGame.freeze`), a host bot's seat and a client's session are object
 graphs of the project's own plain classes (dataclasses, the transcript, the engine).  They
@@ -59,9 +59,10 @@ class SnapshotError(ValueError):
     """A saved state that this version does not load (says why, for a person)."""
 
 
-def _is_pickle(data: bytes) -> bool:
-    # The old files: a pickle (protocol 2+ starts with 0x80), or the append logs of
-    # length-prefixed pickles (4 bytes of length, then 0x80).
+def is_pickle(data: bytes) -> bool:
+    """Whether ``data`` is what older versions saved (refused, never loaded): a pickle
+    (protocol 2+ starts with 0x80), or an append log of length-prefixed pickles (4 bytes of
+    length, then 0x80)."""
     return data[:1] == b"\x80" or (len(data) > 5 and data[4:5] == b"\x80")
 
 
@@ -315,7 +316,7 @@ def dumps(obj: Any, *, kind: str, classes: Iterable[type[Any]] = ()) -> bytes:
 
 def loads(data: bytes, *, kind: str, classes: Iterable[type[Any]] = ()) -> Any:
     """What `dumps` wrote; `SnapshotError` (with a reason for a person) for anything else."""
-    if _is_pickle(data):
+    if is_pickle(data):
         raise SnapshotError(
             "saved by an older version of Local Durak (a pickle): not loaded, for safety"
         )

@@ -72,7 +72,7 @@ class Running:
                 return
 
     async def quit(self) -> int:
-        """`q`, and `y` to the question it asks mid-game (issue 13 item 1)."""
+        """`q`, and `y` to the question it asks mid-game."""
         self.app.ui.show_help = False
         self.inp.send_text("q")
         for _ in range(100):
@@ -91,7 +91,7 @@ def _table(
     t = LocalTable(rules or Rules(), names, rng=random.Random(seed), delay=0, challenge_window=0.05)
     if pin:
         # Predictable bots, so that the person's first screen is always the same.
-        t._bots = {s: FirstLegalBot() for s in t._bots}
+        t.bots = {s: FirstLegalBot() for s in t.bots}
     return t
 
 
@@ -285,7 +285,7 @@ async def test_refused_action_says_its_rule_in_russian(pipe: PipeInput) -> None:
             r.inp.send_text("t")  # take, when we are not the defender (R-B8)
             text = await r.screen()
             status = next(line for line in text.splitlines() if "▶" in line)
-            # The rule's sentence, never its id (issue 13 item 11).
+            # The rule's sentence, never its id.
             assert "Берёт только отбивающийся" in status and "R-B8" not in status
             assert "defender" not in status
             await r.quit()
@@ -374,7 +374,7 @@ async def test_golden_lobby_screen(pipe: PipeInput, monkeypatch: pytest.MonkeyPa
     assert app.session is not None and app.session.view is not None
     assert app.session.names[0] == "Anna"
     assert levels == ["strong"]  # the default opponent, as `play` seats
-    pipe.send_text("q")  # leave the table: back in the lobby, once asked (issue 13 item 1)
+    pipe.send_text("q")  # leave the table: back in the lobby, once asked
     await r.screen()
     assert "Leave the game? y/n" in await r.screen()
     pipe.send_text("y")
@@ -540,7 +540,7 @@ async def test_R_S2_challenge_by_c_and_a_number(pipe: PipeInput) -> None:
     assert target is not None
     pipe.send_text(str(on.index(target) + 1))
     await r.screen()
-    # The number points at the card; Enter challenges it (issue 13 item 4).
+    # The number points at the card; Enter challenges it (R-S5).
     assert session.acted == [] and r.app.ui.challenge
     pipe.send_text("\r")
     await r.screen()

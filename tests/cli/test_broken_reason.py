@@ -1,4 +1,4 @@
-"""A broken connection's message always has a reason (issue 13 item 11: "the connection
+"""A broken connection's message always has a reason (once it said "the connection
 broke while sending:" ended with an empty one)."""
 
 from __future__ import annotations

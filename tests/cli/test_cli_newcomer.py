@@ -1,4 +1,4 @@
-"""What a newcomer tripped on at the command line (issue 13 items 3, 6, 8, 9): options before
+"""What a newcomer tripped on at the command line: options before
 the subcommand, `audit`/`replay` on a journal from the records folder, `play --seats 9`, and
 no traceback when standard input is not a terminal."""
 

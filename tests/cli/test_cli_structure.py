@@ -1,4 +1,4 @@
-"""The client's rooms (issue 12): a controller that app, keys and lobby use, no import circle
+"""The client's rooms (README "Layout"): a controller that app, keys and lobby use, no import circle
 among them, the lobby not reaching into the application's private parts, no duck-typing of the
 session, the protocol's errors never caught by the client, and the network session's view
 built once per change."""
@@ -82,6 +82,6 @@ async def test_the_network_session_builds_its_view_once_per_change() -> None:
     for _ in range(21):  # the screen reads it many times a frame
         assert session.view is first
     assert Replica.builds == 1
-    session._notify()  # an event applied: a new view
+    session.notify()  # an event applied: a new view
     assert session.view is not first and Replica.builds == 2
     await asyncio.sleep(0)

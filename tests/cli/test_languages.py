@@ -1,4 +1,4 @@
-"""The five languages (issue 13 item 12): every catalog has every message the code uses, the
+"""The five languages (docs/ui.md "Languages"): every catalog has every message the code uses, the
 seeds' own table words, the language picked from the system locale or ``--lang``, and the
 main screens at 80×24 in each language (golden text under tests/golden/, nothing cut)."""
 
@@ -138,7 +138,7 @@ def test_plural_rules(code: str) -> None:
     assert got == PLURAL_CASES[code]
 
 
-# The words players of each language use, as the seeds write them (issue 13: козир/kozyr,
+# The words players of each language use, as the seeds write them (козир/kozyr,
 # підкидати, atut, 王牌, 加牌, 轉移; ru: Беру, Бито, Козырь, Погоны).
 SEED_WORDS = {
     "ru": ["Козырь", "подкид", "Беру", "Бито", "Погоны", "шулер"],

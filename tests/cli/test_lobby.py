@@ -66,7 +66,7 @@ async def _until(app: DurakApp, text: str, timeout: float = 10.0) -> str:
 
 
 async def _quit(app: DurakApp, pipe: PipeInput, task: asyncio.Task[int]) -> int:
-    """`q`, and `y` to the question it asks mid-game (issue 13 item 1)."""
+    """`q`, and `y` to the question it asks mid-game."""
     pipe.send_text("q")
     for _ in range(100):
         if task.done():
@@ -100,7 +100,7 @@ async def test_host_screen_shows_its_lobby_until_the_deal(pipe: PipeInput, tmp_p
     assert friend.pairing_code == code  # the joining screen shows the same code
 
     # No deal until every player has compared the codes and said ready, the host's own
-    # player too (issue 13 item 2).
+    # player too (docs/ui.md "The lobby").
     await friend.set_ready(True)
     text = await _until(app, "Waiting for: Anna")
     assert "you: Anna" not in text
@@ -132,7 +132,7 @@ async def test_lobby_enter_joins_a_found_table(pipe: PipeInput, tmp_path: Path) 
     task = asyncio.get_running_loop().create_task(app.run_async())
     await _until(app, "Kitchen")
     pipe.send_text("\r")
-    # Seated: the code to compare, and no deal before Anna's r (issue 13 item 2).
+    # Seated: the code to compare, and no deal before Anna's r (docs/ui.md "The lobby").
     text = await _until(app, "then press r")
     code = pairing_code(host.identity.public_key, load_or_create().public_key)
     assert f"Code to compare with the host: {code}" in text and "you: Anna" not in text
@@ -150,7 +150,7 @@ async def test_lobby_enter_joins_a_found_table(pipe: PipeInput, tmp_path: Path) 
     await _until(app, "you: Anna")
 
     # The connection drops: the session reconnects by itself, the table stays on screen.
-    session.channel._writer.transport.abort()
+    session.channel.cut()
     loop = asyncio.get_running_loop()
     end = loop.time() + 10
     while session.reconnects == 0 and loop.time() < end:
@@ -267,7 +267,7 @@ async def test_the_owner_seats_and_frees_bots_others_may_not(
         await guest.add_bot()
     with pytest.raises(Forbidden):
         await guest.set_rules(Rules(variant=Variant.PEREVODNOY), 3)
-    assert [str(s.kind.value) for s in hosting.host._lobby().seats] == [
+    assert [str(s.kind.value) for s in hosting.host.lobby.seats] == [
         "human",
         "human",
         "empty",
@@ -316,7 +316,7 @@ async def test_lobby_asks_for_the_pin_of_a_table_that_wants_one(
     options = _options(tmp_path, 2, 0)
     options.pin = "4821"
     host = TableHost(load_or_create(tmp_path / "host"), options)
-    assert host._ad().pin and host._ad().txt()["pin"] == "1"
+    assert host.advertisement.pin and host.advertisement.txt()["pin"] == "1"
     await host.start()
     serving = asyncio.get_running_loop().create_task(host.run())
 
@@ -360,7 +360,7 @@ async def test_lobby_hosts_a_table_with_a_pin_and_shows_it(pipe: PipeInput) -> N
     hosting = app.hosting
     assert hosting is not None and hosting.host.o.pin is not None
     assert f"PIN: {hosting.host.o.pin}" in text and len(hosting.host.o.pin) == 4
-    assert hosting.host._ad().pin
+    assert hosting.host.advertisement.pin
     pipe.send_text("q")
     await _until(app, "Tables on this network")
     assert await _quit(app, pipe, task) == 0

@@ -1,4 +1,4 @@
-"""A host that leaves mid-game pauses its table (issue 13 item 1): the friend's screen says so
+"""A host that leaves mid-game pauses its table: the friend's screen says so
 and keeps his seat (no "The table is closed"), and the host's player learns how to resume."""
 
 from __future__ import annotations

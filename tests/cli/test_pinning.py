@@ -1,4 +1,4 @@
-"""Pinned hosts (issue 13 item 10, lan.md): trust on first use keyed by the host device's
+"""Pinned hosts (docs/lan.md "Trust"): trust on first use keyed by the host device's
 certificate fingerprint.  A table joined once is written to known_hosts.json; the same table
 (address, or name on the same machine) coming back with another certificate is refused with a
 message that says what changed and how to accept it knowingly (--fingerprint)."""

@@ -1,7 +1,7 @@
-"""What hurt a player at the table (issue 13 items 1, 4, 5, 11), headless: the question
-before leaving, a number that only points, the chosen attack card kept, keys for cards 11
-and 12, the key line's priorities on a small screen, auto-pass's human moment, the ▶ line
-while the defender takes, a held seat's countdown, Escape closing the help, the lobby's own
+"""What hurt a player at the table (leaving asked first, a number that points, readable messages),
+headless: the question before leaving, a number that only points, the chosen attack card kept, keys
+for cards 11 and 12, the key line's priorities on a small screen, auto-pass's human moment, the ▶
+line while the defender takes, a held seat's countdown, Escape closing the help, the lobby's own
 help and the host form's table name."""
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def in_game(g: Game) -> bool:
     return g.result is None and g.phase == "bout" and bool(g.legal_actions(0))
 
 
-# --- item 1: the question before leaving -------------------------------------------------
+# --- the question before leaving -------------------------------------------------
 
 
 async def test_q_mid_game_asks_and_n_stays(pipe: PipeInput) -> None:
@@ -127,12 +127,12 @@ async def test_the_host_is_asked_before_closing_the_table(pipe: PipeInput) -> No
     assert hosting.closed
 
 
-# --- items 4 and 5: pointing at a table card; the chosen attack card stays chosen ----------
+# --- pointing at a table card; the chosen attack card stays chosen ----------
 
 
 async def test_the_chosen_attack_card_survives_picking_the_hand_card(pipe: PipeInput) -> None:
     """↓ to an attack card, then the number of a hand card, Enter: that attack card is
-    covered — not the first one the card beats (item 5: ↓ to Q♠, 5, Enter covered 8♠)."""
+    covered — not the first one the card beats (it was: ↓ to Q♠, 5, Enter covered 8♠)."""
 
     def two_choices(g: Game) -> bool:
         if g.defender != 0 or g.phase != "bout" or len(g.view(0).uncovered) < 2:

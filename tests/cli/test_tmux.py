@@ -79,7 +79,7 @@ def test_play_in_a_real_terminal(terminal: tuple[str, Callable[[], str]], tmp_pa
     _wait(capture, "Glossary")
     _tmux("send-keys", "-t", name, "Escape")
     _wait(capture, "▶")
-    _tmux("send-keys", "-t", name, "q")  # asked first mid-game (issue 13 item 1)
+    _tmux("send-keys", "-t", name, "q")  # asked first mid-game
     _wait(capture, "Leave the game? y/n")
     _tmux("send-keys", "-t", name, "y")
     screen = _wait(capture, "EXIT=0")

@@ -123,7 +123,7 @@ def test_host_and_lobby_in_two_namespaces_play_a_bout(
     assert guest_code is not None
     screen = _wait(host_screen, "Vera")
     assert f"code {guest_code.group()}" in screen  # the same code on both screens
-    # The codes compared, both say ready (issue 13 item 2); the bot is ready by itself.
+    # The codes compared, both say ready (docs/ui.md "The lobby"); the bot is ready by itself.
     _tmux("send-keys", "-t", "guest", "r")
     _tmux("send-keys", "-t", "host", "r")
     _wait(host_screen, "Waiting for: 1 more player")

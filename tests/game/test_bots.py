@@ -253,7 +253,14 @@ def test_normal_beats_the_greedy_baseline() -> None:
 # --- chosen positions -------------------------------------------------------------------
 
 
-def pos(hands: Sequence[str], attacker: int, stock: int = 18, **options: Any) -> Game:
+def pos(
+    hands: Sequence[str],
+    attacker: int,
+    stock: int = 18,
+    *,
+    seen: Sequence[str] = (),
+    **options: Any,
+) -> Game:
     """``position`` with a stock of ``stock`` cards (the last a club: trump is clubs)."""
     rules = Rules(**options)
     used = set(parse_cards(" ".join(hands).split()))
@@ -261,7 +268,7 @@ def pos(hands: Sequence[str], attacker: int, stock: int = 18, **options: Any) ->
     clubs = [c for c in rest if c.suit == 3]
     plain = [c for c in rest if c.suit != 3 and c not in clubs]
     pile = (plain + clubs[:-1])[: max(0, stock - 1)] + clubs[-1:] if stock else []
-    return position(hands, attacker, "C", " ".join(map(str, pile)), **options)
+    return position(hands, attacker, "C", " ".join(map(str, pile)), seen=seen, **options)
 
 
 def answer(game: Game, seat: int, bot: Bot | None = None) -> Action | None:
@@ -317,8 +324,9 @@ def test_attacker_waits_while_the_defender_has_cards_to_answer() -> None:
 
 
 def test_endgame_leads_a_card_the_defender_cannot_beat() -> None:
-    g = pos(["6S 7S AH", "8S 9S TH"], 0, stock=0)
-    g._pub[1] = g._hands[1]  # he took them: everyone saw them (R-B8)
+    # He took them: everyone saw them (R-B8).
+    g = pos(["6S 7S AH", "8S 9S TH"], 0, stock=0, seen=["", "8S 9S TH"])
+    assert g.known(1) == g.hand(1)
     assert answer(g, 0) == Action.attack(0, C("AH"))
 
 

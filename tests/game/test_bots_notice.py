@@ -1,4 +1,4 @@
-"""Bots notice a cheat as a person would (issue 13 item 7, R-S5): now and then by level,
+"""Bots notice a cheat as a person would (R-S5): now and then by level,
 never every time, and never the instant it lies on the table."""
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ async def test_a_bot_at_a_watched_table_takes_a_moment_before_it_challenges() ->
     for seed in range(80):
         t = LocalTable(Rules(cheating=True), ["Anna", "Boris"], rng=random.Random(seed), delay=0.05)
         t.start()
-        t._bots = {1: _Sharp(random.Random(seed))}
+        t.bots = {1: _Sharp(random.Random(seed))}
         loop = asyncio.get_running_loop()
         v = None
         for _ in range(200):

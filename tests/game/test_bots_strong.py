@@ -1,4 +1,4 @@
-"""The strong bot (issue 14): legal play in every variant, only its seat's view (R-T4),
+"""The strong bot (docs/bots.md): legal play in every variant, only its seat's view (R-T4),
 a budget it holds, the same game for the same seed, partners left alone (R-T2), and the
 benchmark's JSON.
 
@@ -134,7 +134,7 @@ def test_sampled_worlds_agree_with_everything_public() -> None:
             assert built.hand(0) == list(v.hand)
             for s in range(3):
                 assert built.count(s) == v.count(s)
-                assert mask_of(v.others[s].known) & ~built._hands[s] == 0
+                assert mask_of(v.others[s].known) & ~mask_of(built.hand(s)) == 0
             assert built.table == list(v.table)
             assert built.stock_count == v.stock_count
             if v.stock_count and v.trump_card is not None:
@@ -142,7 +142,7 @@ def test_sampled_worlds_agree_with_everything_public() -> None:
             assert built.discard_count == v.discard_count
             everything = built._discard_mask | built._table_mask | mask_of(built.stock_cards())
             for s in range(3):
-                everything |= built._hands[s]
+                everything |= mask_of(built.hand(s))
             assert everything == mask_of(deck_cards(rules.deck))
             assert built.legal_actions(0) == list(v.legal)
 

@@ -1,4 +1,4 @@
-"""Disk trouble is a message, not a crash or a hang (issue 15).  On main before this, a record
+"""Disk trouble is a message, not a crash or a hang.  On main before this, a record
 folder on a small tmpfs gave, within seconds of the deal, ``OSError: [Errno 28]`` from the
 journal's flush or a bot's save, a 6 KB ERROR line, and then no game_over and no word to
 anyone (21 minutes observed).  Now a write that fails is told on every screen (a `Notice`:

@@ -168,8 +168,8 @@ def test_a_player_who_does_not_come_back_forfeits_he_is_the_durak(
     record = json.loads(Path(over["record"]).read_text())
     assert record["forfeit"] == away["seat"]
     # The others revealed their keys; the audit reports only the absent seat's key as missing,
-    # judging nobody for it (issue 11: the log cannot show the key was withheld), and says
-    # what it cannot check without it.
+    # judging nobody for it (privacy.md "The record and the audit": the log cannot show the key was
+    # withheld), and says what it cannot check without it.
     report = audit(record)
     assert report.missing_keys == (away["seat"],) and report.guilty == ()
     assert all("key is not in the record" in f.what for f in report.faults)

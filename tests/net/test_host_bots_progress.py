@@ -1,4 +1,4 @@
-"""All-bot tables never freeze (issue 15 "Host bots freeze tables"): a bot whose wait between
+"""All-bot tables never freeze: a bot whose wait between
 moves (``--bot-delay``) ended with nothing else arriving lost its turn for good, and the table
 stopped with a host bot to attack or pass.  These play whole series of all-bot games at every
 delay and seat count and fail on any game that stops progressing."""

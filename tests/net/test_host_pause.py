@@ -1,4 +1,4 @@
-"""Stopping is pausing (issue 15): a host stopped by SIGTERM or SIGINT mid-game writes what a
+"""Stopping is pausing: a host stopped by SIGTERM or SIGINT mid-game writes what a
 resume needs, tells every client "the host paused; it will resume", prints the exact
 ``--resume`` command and exits 0; the clients keep their seats, reconnect when the host is
 back, and the game finishes with nobody forfeited.  On main before this, the host exited in

@@ -150,9 +150,9 @@ async def test_hostile_clients_are_refused_and_the_game_goes_on(tmp_path: Path) 
     # Out of turn (or illegal): an attack when alice may not attack now, past her own engine.
     if seat != view.attacker and Action.attack(seat, card) not in view.legal:
         step: Any = sg.player.play(card, {"seat": seat, "do": "attack", "cards": [str(card)]})
-        bad = sg._sign([step])
+        bad = sg.sign([step])
         try:
-            await alice._command(bad.command, wait=True, n=bad.n)
+            await alice.send_raw(bad.command, wait=True, n=bad.n)
         except (NotYourTurn, IllegalMove) as e:
             # Not her turn, or (the others played on meanwhile) a throw-in the rules refuse.
             assert e.rule is not None and e.rule.startswith("R-")
@@ -160,9 +160,9 @@ async def test_hostile_clients_are_refused_and_the_game_goes_on(tmp_path: Path) 
             raise AssertionError("an out-of-turn move was accepted")
     else:
         step = sg.player.act({"seat": seat, "do": "pass"})
-        bad = sg._sign([step])
+        bad = sg.sign([step])
         try:
-            await alice._command(bad.command, wait=True, n=bad.n)
+            await alice.send_raw(bad.command, wait=True, n=bad.n)
         except IllegalMove as e:
             assert e.rule is not None and e.rule.startswith("R-")
         else:
@@ -171,11 +171,11 @@ async def test_hostile_clients_are_refused_and_the_game_goes_on(tmp_path: Path) 
     assert not sg.player.remembers(step)
     # An action in another seat's name.
     other = (seat + 1) % 3
-    forged_body = sg._sign([sg.player.act({"seat": seat, "do": "take"})])
+    forged_body = sg.sign([sg.player.act({"seat": seat, "do": "take"})])
     forged = dataclasses.replace(forged_body, sig=bytes(64))
     assert alice.channel is not None
     try:
-        await alice._command(forged.command, wait=True)
+        await alice.send_raw(forged.command, wait=True)
     except AuthFailed as e:
         assert "signature" in str(e)
     else:
@@ -188,10 +188,10 @@ async def test_hostile_clients_are_refused_and_the_game_goes_on(tmp_path: Path) 
     # A replayed command id on the new connection: refused, the connection closed.
     assert alice.channel is not None
     ch = alice.channel
-    await ch.send(m.Ready(id=alice._next_id, ready=True))
+    again = alice.take_command_id()
+    await ch.send(m.Ready(id=again, ready=True))
     ch.connection.last_command_id = None  # our own state machine would refuse to repeat it
-    await ch.send(m.Ready(id=alice._next_id, ready=True))
-    alice._next_id += 1
+    await ch.send(m.Ready(id=again, ready=True))
     while alice.reconnects < 2:
         await asyncio.wait_for(alice.wait_changed(), 15)
     codes = [e.code for e in alice.errors]
@@ -307,8 +307,8 @@ async def test_a_session_saved_at_an_earlier_table_of_the_same_host_starts_afres
     while s1.game is None or not s1.game.hand_complete():
         await asyncio.wait_for(s1.wait_changed(), 10)
     s1.save()
-    assert s1._runner is not None and s1.channel is not None
-    s1._runner.cancel()  # the process dies: its saved seat stays on disk
+    assert s1.task is not None and s1.channel is not None
+    s1.task.cancel()  # the process dies: its saved seat stays on disk
     await s1.channel.close()
     await asyncio.wait_for(run1, 30)  # the seat forfeits after the hold; the table closes
     assert first.results[0]["forfeit"] == 1
@@ -413,7 +413,7 @@ async def test_a_command_whose_caller_gave_up_does_not_end_the_session(tmp_path:
         with contextlib.suppress(asyncio.CancelledError):
             await waiting
     await asyncio.sleep(0.3)  # the answers arrive
-    assert s._runner is not None and not s._runner.done()
+    assert s.task is not None and not s.task.done()
     await s.set_ready(True)  # still answered: the game starts and is played out
     bot = asyncio.create_task(play_as_bot(s, "random"))
     await asyncio.wait_for(run, 120)
@@ -485,8 +485,8 @@ async def test_a_host_bot_refused_waits_for_the_table_to_move(
     bot = host.seats[0].bot
     assert bot is not None and bot.game is not None
     in_flight = bot.pending  # signed, neither relayed nor refused yet
-    assert set(bot.game._unrelayed) <= {p.n for p in in_flight}
-    assert len(bot.game.player._sent) <= sum(len(p.body) for p in in_flight)
+    assert set(bot.game.unrelayed) <= {p.n for p in in_flight}
+    assert len(bot.game.player.unechoed) <= sum(len(p.body) for p in in_flight)
     await host.close("test over")
     run.cancel()
 

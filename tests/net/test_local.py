@@ -62,7 +62,7 @@ async def test_R_T4_the_person_sees_only_the_seat_view() -> None:
 
 async def test_bots_wait_a_little_so_a_person_can_follow() -> None:
     async with LocalTable(Rules(), ["Anna", "Boris"], rng=random.Random(4), delay=0.15) as t:
-        t._bots = {1: FirstLegalBot()}
+        t.bots = {1: FirstLegalBot()}
         start = len(t.game.log)
         await asyncio.sleep(0.02)
         if t.game.legal_actions(1):
@@ -132,8 +132,8 @@ async def _challenge_setup(seed: int) -> tuple[LocalTable, Action] | None:
         challenge_window=0.3,
     )
     t.start()
-    t._bots = {1: SloppyDefender()}
-    t._notify()
+    t.bots = {1: SloppyDefender()}
+    t.notify()
     v = await _settle(t)
     if v.attacker != 0 or v.table:
         await t.async_leave()

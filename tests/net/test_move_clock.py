@@ -1,4 +1,4 @@
-"""The move clock (issue 11 item 5, ``--move-time``): the seat the table waits for has a
+"""The move clock (``--move-time``, docs/cli.md): the seat the table waits for has a
 move time; every screen gets it (a `Clock` event: the countdown shows in its last 15 s), and
 when it runs out the seat forfeits exactly as a dropped player does after the hold.  On main
 before this a connected but silent player stalled the table for ever."""

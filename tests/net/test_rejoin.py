@@ -1,5 +1,5 @@
 """A client that stops keeps its saved seat and finds it again when started the same way
-(issue 15): ``join --bot --address`` with no ``--fingerprint``, killed (-9, TERM or INT) and
+: ``join --bot --address`` with no ``--fingerprint``, killed (-9, TERM or INT) and
 started again with the same arguments, takes its seat back and plays on; nobody forfeits.
 On main before this it printed "joined seat 2", never played, was forfeited at the hold
 and blamed by the audit (its saved seat was keyed by a fingerprint it was not given), and

@@ -1,4 +1,4 @@
-"""Saved state is a versioned msgpack snapshot, never a pickle (issues 12 and 15): a seat's
+"""Saved state is a versioned msgpack snapshot, never a pickle: a seat's
 game, a host bot's seat and a client's session; each file one whole snapshot replaced
 atomically (never an append log that grows: ~4.5 MB per bot per 52-card game before), an old
 pickle refused with a message and never loaded, and the table's state folder as large after
@@ -50,7 +50,7 @@ def test_a_seat_mid_game_round_trips_and_plays_on() -> None:
         g.step()
     s = 1
     data = g.seats[s].freeze()
-    assert not snapshot._is_pickle(data)
+    assert not snapshot.is_pickle(data)
     head, _ = msgpack.unpackb(data, raw=False, strict_map_key=False)
     assert head["format"] == snapshot.FORMAT and head["version"] == snapshot.VERSION
     restored = SeatGame.thaw(data, g.keys[s], os.urandom)
@@ -101,11 +101,11 @@ async def test_a_client_with_an_old_pickled_seat_says_so_and_starts_afresh(
     session = ClientSession(
         me, "Me", Address("127.0.0.1", 1, "ab" * 32), state_dir=tmp_path / "saved"
     )
-    path = session._path()
+    path = session.saved_path()
     assert path is not None
     path.parent.mkdir(parents=True)
     path.write_bytes(_evil_pickle(marker, True))
-    session._restore()
+    session.restore()
     assert session.game is None and session.last_seq is None
     assert session.save_problem is not None and "older version" in session.save_problem
     assert not marker.exists()

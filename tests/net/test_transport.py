@@ -253,7 +253,7 @@ async def test_version_errors_raise_on_the_client(tmp_path: Path) -> None:
     try:
         ch = await tr.connect("127.0.0.1", h.port, fingerprint=h.ident.fingerprint)
         await ch.send(m.Hello(version=7, min_version=5))
-        # Read by the client's player: it is the host that must update (issue 15: the text
+        # Read by the client's player: it is the host that must update (the text
         # was written from the host's side, "update this program", and shown as-is).
         with pytest.raises(VersionTooNew, match="the host must update"):
             await tr._expect(ch, m.Welcome, 5)

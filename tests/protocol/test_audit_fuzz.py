@@ -1,7 +1,7 @@
-"""The audit never crashes (issue 11 item 6): a finished game's record mutated at random —
-fields dropped, values retyped, points and scalars flipped, entries reordered, duplicated or
-dropped — is audited with a verdict (`AuditReport`) or refused as no record (`NotARecord`),
-and ``localdurak audit`` exits 0, 1 or 2 with a message, never a traceback.
+"""The audit never crashes (privacy.md "The record and the audit"): a finished game's record
+mutated at random — fields dropped, values retyped, points and scalars flipped, entries reordered,
+duplicated or dropped — is audited with a verdict (`AuditReport`) or refused as no record
+(`NotARecord`), and ``localdurak audit`` exits 0, 1 or 2 with a message, never a traceback.
 
 The quick suite mutates a CI-sized number of records; the ``slow`` test thousands.
 """

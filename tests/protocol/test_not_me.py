@@ -1,5 +1,5 @@
-"""R-F1's "not me", proven (issue 11 item 4; privacy/notme.py): a seat that answers "not me"
-for the trump asked proves, for every card the deal gave it face down, that the card is not
+"""R-F1's "not me", proven (privacy/notme.py; privacy.md "Not me", proven): a seat that answers
+"not me" for the trump asked proves, for every card the deal gave it face down, that the card is not
 that trump.  So the first attacker is right from the start: a false "not me" is refused at
 once, naming the liar (live and in the audit), and a later play of a trump a seat claimed
 not to hold is refused live, naming it."""
@@ -61,15 +61,15 @@ def false_not_me(p: Player, msg: Answer) -> Answer:
     position, and for the one holding the card the proof of another position."""
     t = p.t
     ctx = t.ctx(p.seat, f"not-me/{msg.rank}")
-    parts = [schnorr_prove(RNG, p._k, p.key, ctx)]
+    parts = [schnorr_prove(RNG, p.secret, p.key, ctx)]
     m = CARD_POINTS[msg.card]
-    km = GROUP.mul(p._k, m)
+    km = GROUP.mul(p.secret, m)
     positions = t.hidden_deal_positions(p.seat)
     honest = {}
     for q in positions:
         _, z = t.position_value(q)
         if z != km:
-            honest[q] = not_me_prove(RNG, p._k, p.key, km, m, z, t.ctx(p.seat, ctx.step, (q,)))
+            honest[q] = not_me_prove(RNG, p.secret, p.key, km, m, z, t.ctx(p.seat, ctx.step, (q,)))
     spare = next(iter(honest.values()))
     parts += [honest.get(q, spare) for q in positions]
     return Answer(p.seat, msg.rank, -1, -1, b"".join(parts))

@@ -167,7 +167,7 @@ def test_play_proof_replayed_into_another_game_refused() -> None:
     action = {"do": "attack", "cards": [str(card)]}
     _, z = b.host.t.position_value(position)
     ctx = Context(a.host.t.game_id, 0, "play", (position,), signed_action(0, action))
-    proof = dleq_prove(lambda n: b"\x07" * n, p0._k, p0.key, CARD_POINTS[card], z, ctx)
+    proof = dleq_prove(lambda n: b"\x07" * n, p0.secret, p0.key, CARD_POINTS[card], z, ctx)
     with pytest.raises(RemoteProtocolError, match="wrong proof"):
         b.host.receive(0, Play(0, 0, position, int(card), False, action, proof))
     b.host.receive(0, p0.play(card, action))
@@ -224,7 +224,7 @@ def test_card_not_dealt_to_the_player_refused_and_recorded() -> None:
     from localdurak.protocol.privacy.transcript import signed_action
 
     ctx = p0.t.ctx(0, "play", (p,), signed_action(0, action))
-    proof = dleq_prove(lambda n: b"\x02" * n, p0._k, p0.key, CARD_POINTS[foreign], z, ctx)
+    proof = dleq_prove(lambda n: b"\x02" * n, p0.secret, p0.key, CARD_POINTS[foreign], z, ctx)
     with pytest.raises(RemoteProtocolError, match="not the card it was dealt") as e:
         tab.host.receive(0, Play(0, 0, p, int(foreign), False, action, proof))
     assert e.value.seat == 0
@@ -259,12 +259,12 @@ def test_false_no_trump_claim_refused_at_once_and_named_by_the_audit() -> None:
             liar.append(sender)
             p = tab.players[sender]
             ctx = p.t.ctx(sender, f"not-me/{msg.rank}")
-            proof = schnorr_prove(lambda n: b"\x03" * n, p._k, p.key, ctx)
+            proof = schnorr_prove(lambda n: b"\x03" * n, p.secret, p.key, ctx)
             return Answer(sender, msg.rank, -1, -1, proof)
         return msg
 
     tab = table(3, 36, seed=2, tamper=tamper)
-    # A signed "not me" without its proofs (issue 11 item 4): refused at once, naming the liar.
+    # A signed "not me" without its proofs (notme.py): refused at once, naming the liar.
     with pytest.raises(RemoteProtocolError, match="does not prove") as e:
         tab.start()
     assert liar  # somebody held a trump and denied it
@@ -286,7 +286,8 @@ def test_message_in_another_seats_name_and_a_wrong_key_reveal_refused() -> None:
     with pytest.raises(RemoteProtocolError, match="not the one it committed"):
         tab.host.receive(1, KeyReveal(1, GROUP.random_scalar(lambda n: b"\x04" * n)))
     # Seat 1 never reveals: the audit says its key is missing, and judges nobody for it (the
-    # log cannot tell a key withheld from one the record left out; issue 11).
+    # log cannot tell a key withheld from one the record left out; privacy.md "The record and the
+    # audit").
     tab.queue.clear()
     tab.to_host(0, [tab.players[0].reveal()])
     tab.run()

@@ -95,7 +95,7 @@ def test_review_a_play_must_be_the_card_its_signed_action_names() -> None:
     # A valid proof for the card held, under an action that plays another card.
     action = {"seat": 0, "do": "attack", "cards": [str(other)]}
     ctx = p0.t.ctx(0, "play", (position,), signed_action(0, action))
-    proof = dleq_prove(lambda n: b"\x06" * n, p0._k, p0.key, CARD_POINTS[held], z, ctx)
+    proof = dleq_prove(lambda n: b"\x06" * n, p0.secret, p0.key, CARD_POINTS[held], z, ctx)
     with pytest.raises(RemoteProtocolError, match="does not name") as e:
         tab.host.receive(0, Play(0, 0, position, int(held), False, action, proof))
     assert e.value.seat == 0
@@ -110,7 +110,7 @@ def test_review_a_card_action_without_its_proof_is_refused() -> None:
     ctx = p0.t.ctx(0, "act", (), signed_action(0, action))
     from localdurak.protocol.privacy.messages import Act
 
-    proof = schnorr_prove(lambda n: b"\x07" * n, p0._k, p0.key, ctx)
+    proof = schnorr_prove(lambda n: b"\x07" * n, p0.secret, p0.key, ctx)
     with pytest.raises(RemoteProtocolError, match="proof") as e:
         tab.host.receive(0, Act(0, 0, action, proof))
     assert e.value.seat == 0
@@ -147,12 +147,12 @@ def test_review_a_false_no_trump_claim_names_the_liar_and_makes_nobody_attack() 
             liar.append(sender)
             p = tab.players[sender]
             ctx = p.t.ctx(sender, f"not-me/{msg.rank}")
-            proof = schnorr_prove(lambda n: b"\x03" * n, p._k, p.key, ctx)
+            proof = schnorr_prove(lambda n: b"\x03" * n, p.secret, p.key, ctx)
             return Answer(sender, msg.rank, -1, -1, proof)
         return msg
 
     tab = table(3, 36, seed=2, tamper=tamper)
-    # The claim carries no proof that the liar holds no such trump (issue 11 item 4): refused
+    # The claim carries no proof that the liar holds no such trump (notme.py): refused
     # at once, so no seat is made first attacker by it; the signed claim, kept in the log,
     # names the liar in the audit, and nobody else.
     with pytest.raises(RemoteProtocolError) as e:
@@ -221,7 +221,7 @@ def test_review_a_card_taken_by_another_seat_cannot_be_played_by_name() -> None:
     p = tab.players[a]
     action = {"seat": a, "do": "attack", "cards": [str(card)]}
     ctx = p.t.ctx(a, "play", (), signed_action(5, action))
-    proof = schnorr_prove(lambda n: b"\x08" * n, p._k, p.key, ctx)
+    proof = schnorr_prove(lambda n: b"\x08" * n, p.secret, p.key, ctx)
     with pytest.raises(RemoteProtocolError, match="did not take") as e:
         tab.host.receive(a, Play(a, 5, -1, int(card), False, action, proof))
     assert e.value.seat == a

@@ -50,7 +50,7 @@ def test_curious_host_learns_no_other_hand_before_it_is_played() -> None:
             own |= set(e.cards)
         elif isinstance(e, CardTurned | TrumpCardDrawn):
             public.add(e.card)
-    k0 = tab.players[0]._k
+    k0 = tab.players[0].secret
     k0inv = GROUP.scalar_invert(k0)
     keys_seen = False
     checked = 0
@@ -75,7 +75,7 @@ def test_curious_host_learns_no_other_hand_before_it_is_played() -> None:
             checked += 1
     assert checked > 300  # every shuffle stage and layer removal of the game
     # And no message before the reveal carries another seat's secret key.
-    secrets = {p._k for p in tab.players[1:]}
+    secrets = {p.secret for p in tab.players[1:]}
     for _, msg in seen:
         if msg.KIND == "key":
             break

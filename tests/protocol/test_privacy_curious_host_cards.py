@@ -46,7 +46,7 @@ def test_review_curious_host_with_returns_sees_no_card_number_or_point_early() -
     else:
         raise AssertionError("no game with a challenged cheat")
 
-    k0inv = GROUP.scalar_invert(tab.players[0]._k)
+    k0inv = GROUP.scalar_invert(tab.players[0].secret)
     own: set[int] = set()
     public: set[int] = set()
     for e in tab.events[0]:

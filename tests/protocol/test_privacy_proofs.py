@@ -88,14 +88,14 @@ def test_review_commitments_and_key_reveals_refuse_odd_encodings() -> None:
     marked = bytes(nb.crypto_core_ed25519_add(p1.key, T2))
     for bad in (marked, (1).to_bytes(32, "little"), bytes(32)):
         with pytest.raises(RemoteProtocolError) as e:
-            host.receive(1, Commit(1, bad, schnorr_prove(rng, p1._k, p1.key, ctx)))
+            host.receive(1, Commit(1, bad, schnorr_prove(rng, p1.secret, p1.key, ctx)))
         assert e.value.seat == 1
     tab.queue.clear()
     tab2 = table(2, 24, seed=52)
     tab2.start()
     p1 = tab2.players[1]
-    for bad in (unreduced(p1._k), bytes(32)):
+    for bad in (unreduced(p1.secret), bytes(32)):
         with pytest.raises(RemoteProtocolError) as e:
             tab2.host.receive(1, KeyReveal(1, bad))
         assert e.value.seat == 1
-    tab2.host.receive(1, KeyReveal(1, p1._k))
+    tab2.host.receive(1, KeyReveal(1, p1.secret))

@@ -82,7 +82,7 @@ def test_step2b_a_seed_before_the_last_shuffle_is_refused() -> None:
     for p in tab.players:
         for m in p.start():
             host.receive(p.seat, m)
-    early = Seed(0, tab.players[0]._seed)
+    early = Seed(0, tab.players[0].seed)
     with pytest.raises(RemoteProtocolError, match="before the last shuffle"):
         host.receive(0, early)
     assert host.t.seeds == [None, None, None]

@@ -1,4 +1,4 @@
-"""Security review of card privacy (issue 11 item 1): dishonest shuffles.
+"""Card privacy against dishonest shuffles (privacy.md "The proof of shuffle").
 
 Before step 2b the last shuffler knew which final deck positions the public schedule gives to
 whom: putting a multiple ``a·X`` of a victim's final value X into one of its own positions, it

@@ -1,4 +1,4 @@
-"""Records bound to people, tamper-evident (issue 11 item 3; docs/records.md "privacy",
+"""Records bound to people, tamper-evident (docs/privacy.md "Who played"; docs/records.md "privacy",
 docs/privacy.md "Who played").
 
 Each attack rewrites a finished game's record as a host (who writes the record) could, and
@@ -181,7 +181,7 @@ def test_a_step_duplicated(record: dict[str, Any]) -> None:
 
 
 def test_a_dropped_key_reveal_names_nobody(record: dict[str, Any]) -> None:
-    """Issue 11: dropping an honest seat's key reveal from the log named that seat.  Now the
+    """Once, dropping an honest seat's key reveal from the log named that seat.  Now the
     key is reported missing, and nobody is judged for it."""
     steps = record["privacy"]["identity"]["steps"]
     k = next(k for k, s in enumerate(steps) if s["step"] == "key" and s["seat"] == 2)

@@ -64,14 +64,14 @@ def test_an_action_out_of_turn_is_refused_for_its_sender() -> None:
     card = seat.game.hand(defender)[0]
     # The defender's own engine refuses; force it past by asking the host directly.
     bad = seat.player.play(card, {"seat": defender, "do": "attack", "cards": [str(card)]})
-    signed = seat._sign([bad])
+    signed = seat.sign([bad])
     with pytest.raises(NotYourTurn):
         g.host.receive(defender, signed.command(0))
     # Told of the refusal, the seat stops waiting for the step's echo (it would otherwise
     # keep it to the game's end: a refused action per race).
     assert seat.player.remembers(bad)
     seat.refused(signed.n)
-    assert not seat.player.remembers(bad) and not seat.player._sent
+    assert not seat.player.remembers(bad) and not seat.player.unechoed
 
 
 def test_an_illegal_move_is_refused_with_its_rule() -> None:
@@ -80,7 +80,7 @@ def test_an_illegal_move_is_refused_with_its_rule() -> None:
     assert game is not None and game.attacker is not None
     att = g.seats[game.attacker]
     assert att.game is not None
-    att.send_pass = att._sign([att.player.act({"seat": att.seat, "do": "pass"})])  # type: ignore[attr-defined]
+    att.send_pass = att.sign([att.player.act({"seat": att.seat, "do": "pass"})])  # type: ignore[attr-defined]
     with pytest.raises(IllegalMove) as e:
         g.host.receive(att.seat, att.send_pass.command(0))  # type: ignore[attr-defined]
     assert e.value.rule is not None and e.value.rule.startswith("R-")
@@ -209,7 +209,7 @@ def test_a_bad_game_key_proof_on_an_act_is_refused_by_the_host_and_left_to_the_a
     take = seat.player.act({"seat": defender, "do": "take"})
     bad = dataclasses.replace(take, proof=bytes(64))
     seat.player._sent[-1] = bad  # a client that made it so
-    signed = seat._sign([bad])
+    signed = seat.sign([bad])
     with pytest.raises(IllegalMove, match="not signed by its key"):
         g.host.receive(defender, signed.command(0))
     # A careless host relays it anyway: the seats take the act (its signature is good) ...
@@ -235,14 +235,18 @@ def test_a_signed_play_of_a_card_the_seat_was_not_dealt_is_refused_by_host_and_s
     real = own[0]
     witness = next(p for p in g.seats if p.seat != att.seat)
     assert witness.game is not None
-    # A card the witness cannot tell is elsewhere (not its own, not the turned trump): only
-    # the card's proof can catch it.
-    known = [*own, *witness.game.hand(witness.seat), witness.game._turned]
-    fake = next(c for c in deck_cards(24) if c not in known)
+    # A card the witness cannot tell is elsewhere (not its own, not the turned trump, not one
+    # the attacker said "not me" for, R-F1): only the card's proof can catch it.
+    assert witness.game.stock_count and witness.game.trump_card is not None
+    known = [*own, *witness.game.hand(witness.seat), witness.game.trump_card]
+    t = witness.player.t
+    fake = next(
+        c for c in deck_cards(24) if c not in known and not t.claimed_not_to_hold(att.seat, c)
+    )
     play = att.player.play(real, {"seat": att.seat, "do": "attack", "cards": [str(fake)]})
     forged = dataclasses.replace(play, card=int(fake))
     att.player._sent[-1] = forged
-    signed = att._sign([forged])
+    signed = att.sign([forged])
     # (The host's engine may know already that the card is elsewhere, R-S1: the turned
     # trump; its card-privacy check says so otherwise.)
     with pytest.raises(IllegalMove, match=r"wrong proof|does not hold"):
@@ -366,7 +370,7 @@ def test_nobody_plays_before_every_hand_of_the_deal_is_complete() -> None:
 
 
 def test_a_seat_restored_from_a_save_before_its_action_adopts_it_from_the_host() -> None:
-    """A client saves after a game action at a quiet moment (`ClientSession._send_signed`), so
+    """A client saves after a game action at a quiet moment (`SAVE_LATER_S`), so
     a crash may lose its memory of an action the host relayed.  Restored, it learns the action
     from the host's replay: signed by its own key, checked like another seat's, its hand and
     its counters move on, and the game plays out with a clean audit.  A step in its name that

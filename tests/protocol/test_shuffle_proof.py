@@ -1,4 +1,4 @@
-"""The proof of shuffle (issue 11 items 1 and 7; docs/privacy.md "The proof of shuffle").
+"""The proof of shuffle (docs/privacy.md "The proof of shuffle").
 
 First the proof alone: an honest stage verifies; every way of making a stage that is not a
 permutation of its input under the committed key, and every proof moved to another statement,
@@ -99,7 +99,8 @@ def best_effort_proof(k: Scalar, y: Point, ins: list[Point], outs: list[Point]) 
 
 
 def copied_slot(k: Scalar, ins: list[Point], outs: list[Point]) -> list[Point]:
-    # a·X of another slot's value X: the copy reads X's card later (issue 11).
+    # a·X of another slot's value X: the copy reads X's card later (privacy.md "Shuffles are
+    # proven").
     a = GROUP.scalar_reduce(b"\x09" * 64)
     return [*outs[:3], GROUP.mul(a, outs[7]), *outs[4:]]
 
@@ -226,7 +227,7 @@ def _copy(tab: MemoryTable, seat: int, deck: list[Point]) -> None:
 
 
 def _planted(tab: MemoryTable, seat: int, deck: list[Point]) -> None:
-    k = tab.players[seat]._k
+    k = tab.players[seat].secret
     acc = GROUP.mul(k, tab.host.t.deck_points[0])
     for i, c in enumerate((3, 8, 13)):
         a = GROUP.scalar_reduce(bytes([i + 3]) * 64)
@@ -237,7 +238,7 @@ def _planted(tab: MemoryTable, seat: int, deck: list[Point]) -> None:
 def _other_key(tab: MemoryTable, seat: int, deck: list[Point]) -> None:
     # Every slot under another key: a true permutation, of the wrong statement.
     p = tab.players[seat]
-    r = GROUP.scalar_mul(GROUP.scalar_reduce(b"\x0d" * 64), p._kinv)
+    r = GROUP.scalar_mul(GROUP.scalar_reduce(b"\x0d" * 64), p.secret_inverse)
     deck[:] = [GROUP.mul(r, x) for x in deck]
 
 

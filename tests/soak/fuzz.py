@@ -260,12 +260,12 @@ class Fuzzer:
             if not bad:
                 make = lambda i: m.Stand(id=i)  # noqa: E731
             else:
-                signed = g._sign([g.player.act({"seat": seat, "do": rng.choice(bad).value})])
+                signed = g.sign([g.player.act({"seat": seat, "do": rng.choice(bad).value})])
                 make = signed.command
                 step = signed.n  # its refusal reaches the seat (SeatGame.refused)
         self.sent += 1
         try:
-            await asyncio.wait_for(s._command(make, wait=True, n=step), 10)
+            await asyncio.wait_for(s.send_raw(make, wait=True, n=step), 10)
         except ProtocolError as e:
             self._answer("command", str(e.code), str(e))
         except (ConnectionError, TimeoutError):

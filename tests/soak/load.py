@@ -16,7 +16,7 @@ keeps answering newcomers).
 
 Whole games per phase, because the host stalls twice per game, for seconds with six players
 on a busy machine: after the deal it verifies the deferred strip proofs
-(`HostGame.verify_idle`) and at the end it audits the game (`TableHost._write_record`), both
+(`HostGame.verify_idle`) and at the end it audits the game (`TableStore.write_record`), both
 on its event loop.  Actions over a second are listed with their game."""
 
 from __future__ import annotations

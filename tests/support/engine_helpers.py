@@ -119,11 +119,13 @@ def position(
     *,
     defended: bool = True,
     out: Sequence[int] = (),
+    seen: Sequence[str] = (),
     **options: Any,
 ) -> Game:
     """A mid-game position: these hands, this stock (top first, the last card the turned trump
     card), every other card of the deck in the discard pile, a bout about to open by
-    ``attacker``.  For endgame rules that a deal cannot reach in a few moves.  Written in the
+    ``attacker``; ``seen[s]``: the cards of seat s's hand every player saw go into it (taken,
+    R-B8).  For endgame rules that a deal cannot reach in a few moves.  Written in the
     position notation (game/position.py) and read."""
     rules = Rules(**options)
     n = len(hands)
@@ -138,7 +140,11 @@ def position(
             str(n - 1),
             trump,
             "".join(stock.split()) or "-",
-            "/".join("".join(h.split()) or "-" for h in hands),
+            "/".join(
+                ("".join(h.split()) or "-")
+                + ("*" + "".join(seen[s].split()) if s < len(seen) and seen[s].strip() else "")
+                for s, h in enumerate(hands)
+            ),
             "-",
             *words,
         ]

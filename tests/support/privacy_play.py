@@ -33,7 +33,7 @@ def order_of(n: int, deck: int, **kw: Any) -> tuple[int, ...]:
         for msg in p.start():
             t.accept(msg)
     assert t.game_id is not None
-    return deal_order(t.game_id, [p._seed for p in tab.players], deck)
+    return deal_order(t.game_id, [p.seed for p in tab.players], deck)
 
 
 def slot_dealt_at(position: int, n: int, deck: int, **kw: Any) -> int:

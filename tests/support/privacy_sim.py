@@ -43,7 +43,7 @@ def resign_stage(player: Player, stage: Shuffle) -> Shuffle:
     ctx = player.t.ctx(
         player.seat, "shuffle", (), shuffle_digest(player.t.previous_stage(), stage.deck)
     )
-    sig = schnorr_prove(player._rng, player._k, player.key, ctx)
+    sig = schnorr_prove(player._rng, player.secret, player.key, ctx)
     return Shuffle(stage.seat, stage.deck, sig, stage.shuffle_proof)
 
 
@@ -227,9 +227,9 @@ def dealt_deck(tab: MemoryTable) -> list[Card]:
     view (tests and benchmarks only; no party of the protocol can do this)."""
     deck = tab.host.t.final_deck
     assert deck is not None
-    total = tab.players[0]._k
+    total = tab.players[0].secret
     for p in tab.players[1:]:
-        total = GROUP.scalar_mul(total, p._k)
+        total = GROUP.scalar_mul(total, p.secret)
     inv = GROUP.scalar_invert(total)
     cards = [tab.host.t.card_of(GROUP.mul(inv, x)) for x in deck]
     assert all(c is not None for c in cards)

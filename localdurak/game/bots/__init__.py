@@ -1,4 +1,4 @@
-"""Bots (issues 4 and 14): players that read only their seat's `PlayerView` (R-T4).
+"""Bots (docs/bots.md): players that read only their seat's `PlayerView` (R-T4).
 
 The levels: `random` and the `greedy` baseline (simple.py), `normal` (normal.py), `strong`
 (strong.py, a determinized search).  `make_bot` builds one by name; `play_game` (base.py)

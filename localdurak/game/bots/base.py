@@ -1,4 +1,4 @@
-"""Bots (issues 4 and 14): what every level shares — the `Bot` protocol, `play_game`.
+"""Bots (docs/bots.md): what every level shares — the `Bot` protocol, `play_game`.
 
 Durak is not turn-based: a bot is asked whenever the table changes and answers with an action
 (from ``view.legal``, or a cheat or challenge in the cheating mode) or None when it has nothing
@@ -51,7 +51,7 @@ BOT_LEVELS: Final = ("random", "normal", "strong")
 
 NOTICE_RATES: Final = {"random": 0.0, "normal": 0.5, "strong": 0.75}
 """How often a bot of each level notices a card played against the rules (R-S5: noticing is
-the game, issue 13 item 7): about as often as a watchful person, never every time, so that
+the game, R-S5): about as often as a watchful person, never every time, so that
 cheating against bots is a game and not a certain mark.  The random bot never challenges."""
 
 NOTICE_SECONDS: Final = (1.2, 3.5)

@@ -1,4 +1,4 @@
-"""The `strong` level (issue 14): determinized Monte Carlo search from the seat's view alone.
+"""The `strong` level (docs/bots.md): determinized Monte Carlo search from the seat's view alone.
 
 At a decision with more than one sensible answer the bot samples *worlds* — the cards it cannot
 see dealt at random to the places it cannot see into (the other hands' unknown parts, the
@@ -61,7 +61,7 @@ Clock = Callable[[], float]
 """Seconds from any origin (``time.perf_counter`` at a people's table)."""
 
 DEFAULT_BUDGET_MS: Final = 100
-"""The time a move may take at people's tables (issue 14)."""
+"""The time a move may take at people's tables (docs/bots.md "The strong level, measured")."""
 MAX_SIMULATIONS: Final = 4000
 """The cap on playouts per move whatever the clock says."""
 
@@ -130,7 +130,7 @@ class StrongBot:
         )
         self.normal = NormalBot(rng)
         # A sharper eye than the normal bot's, but a person's: not every cheat (R-S5,
-        # issue 13 item 7: a program could read every card, which leaves people no chance).
+        # a program could read every card, which leaves people no chance).
         self.normal.NOTICE_RATE = NOTICE_RATES["strong"]
         self.seen = _Seen()
         self._start = 0.0

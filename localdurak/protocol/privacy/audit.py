@@ -394,7 +394,7 @@ def _proven(t: Transcript, msg: Message) -> bool:
                 step = f"not-me/{msg.rank}" if msg.position < 0 else f"show-lowest/{msg.rank}"
                 extra = b""
             if msg.position < 0:
-                # A "not me" carries its signature first, its proofs after (issue 11 item 4).
+                # A "not me" carries its signature first, its proofs after (notme.py).
                 sig = msg.proof[:64] if isinstance(msg, Answer) else msg.proof
                 return schnorr_verify(y, sig, t.ctx(msg.seat, step, (), extra))
             ctx = t.ctx(msg.seat, step, (msg.position,), extra)

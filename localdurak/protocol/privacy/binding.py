@@ -1,4 +1,4 @@
-"""The record bound to the people who played (issue 11 item 3; docs/privacy.md "Who played"):
+"""The record bound to the people who played (docs/privacy.md "Who played"):
 the checks of a record against its signed setup and its identity-signed steps, for the audit
 (privacy/audit.py).  A fault here is the host's or the record's: nothing in a record that fails
 these checks shows a seat did anything.

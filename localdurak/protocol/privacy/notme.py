@@ -1,4 +1,4 @@
-"""R-F1's "not me", proven (issue 11 item 4): a seat holds no trump of the rank asked.
+"""R-F1's "not me", proven (privacy.md "Not me", proven): a seat holds no trump of the rank asked.
 
 For each position p the seat was dealt, its value with only the seat's own layer left is
 public, ``z = k·C`` (C the card there).  "Not me" for the card point M means ``k·M ≠ z`` for

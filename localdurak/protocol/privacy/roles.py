@@ -30,7 +30,7 @@ from .events import (
     KeysRevealed,
     TrumpCardDrawn,
 )
-from .group import GROUP, InvalidPoint, Point, RandomBytes
+from .group import GROUP, InvalidPoint, Point, RandomBytes, Scalar
 from .messages import (
     Act,
     Answer,
@@ -196,6 +196,27 @@ class Player:
         """``msg`` was refused by the host: it will never be relayed."""
         if msg in self._sent:
             self._sent.remove(msg)
+
+    @property
+    def unechoed(self) -> tuple[Message, ...]:
+        """What we sent and have not seen relayed yet, oldest first."""
+        return tuple(self._sent)
+
+    @property
+    def secret(self) -> Scalar:
+        """This seat's secret key k for the game (every seat reveals it at the end, for the
+        audit): for tools and tests that prove something as this seat."""
+        return self._k
+
+    @property
+    def secret_inverse(self) -> Scalar:
+        """k⁻¹, what removes this seat's layer (see `secret`)."""
+        return self._kinv
+
+    @property
+    def seed(self) -> bytes:
+        """The secret seed our step 0 committed to (revealed after the last shuffle)."""
+        return self._seed
 
     def _receive(
         self, msg: Message, signed: bool = False, adopt: bool = False, defer: bool = False
@@ -381,7 +402,8 @@ class Player:
             if card is None or card in self.hand.values() or card in self.t.public.values():
                 # Cannot happen after the proofs of shuffle and of every layer removal (all
                 # checked by now); a last guard.  We prove what we saw without our key: a
-                # DLEQ that z = k·value (issue 11 item 2), so nobody can blame us for it.
+                # DLEQ that z = k·value (privacy.md "Blame goes to the cheater"), so nobody can
+                # blame us for it.
                 ctx = self.t.ctx(self.seat, f"bad-decode/{p}", (p,))
                 proof = dleq_prove(self._rng, self._k, self.key, value, z, ctx)
                 raise BadDecode(p, value, proof)
@@ -410,8 +432,8 @@ class Player:
             ctx = t.ctx(self.seat, f"show-lowest/{rank}", (p,))
             proof = dleq_prove(self._rng, self._k, self.key, CARD_POINTS[card], z, ctx)
             return [Answer(self.seat, rank, p, int(card), proof)]
-        # "Not me": signed, and proven for every card the deal gave us face down (issue 11
-        # item 4, privacy/notme.py).
+        # "Not me": signed, and proven for every card the deal gave us face down
+        # (privacy/notme.py).
         ctx = t.ctx(self.seat, f"not-me/{rank}")
         parts = [schnorr_prove(self._rng, self._k, self.key, ctx)]
         m = CARD_POINTS[card]

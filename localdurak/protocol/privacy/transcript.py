@@ -6,6 +6,10 @@ It keeps the accepted messages, the shuffle stages, every chunk's strip stages, 
 audit replays a game record's log into a fresh one (privacy/audit.py).
 
 Nothing here reads a clock, a socket or a random source it was not given.
+
+Its length (over 700 lines) is one state machine: every message kind's check reads and
+writes the same stages, chunks and claims, and the deferred checks come back to them; the
+pieces that stand alone (the group, proofs, schedule, messages, events) are modules already.
 """
 
 from __future__ import annotations
@@ -732,7 +736,7 @@ class Transcript:
         return () if chunk is None else chunk.positions
 
     def _check_not_me(self, seat: int, rank: int, card: Card, proof: bytes) -> None:
-        """R-F1 "not me" (issue 11 item 4): the seat's Schnorr signature of the claim (so a
+        """R-F1 "not me" (notme.py): the seat's Schnorr signature of the claim (so a
         false one is evidence against it), then, for every position the deal gave it face
         down, a proof that its layer there hides no ``card`` (privacy/notme.py).  A record of
         format /2 has the signature alone (the audit checks the claim with the keys)."""
@@ -805,7 +809,7 @@ class Transcript:
                 seat, f"played {card} from position {position}, which was not dealt to it"
             )
         if position in self.hidden_deal_positions(seat) and self.claimed_not_to_hold(seat, card):
-            # A card dealt before its R-F1 "not me" for it (issue 11 item 4): the signed claim
+            # A card dealt before its R-F1 "not me" for it (notme.py): the signed claim
             # was false.  (One drawn later may be played: the claim was about the deal.)
             raise Cheated(
                 seat,

@@ -201,7 +201,8 @@ def return_due(outcome: Outcome) -> tuple[tuple[int, ...], tuple[int, ...]] | No
 
 def refusal(e: RemoteProtocolError, what: str) -> IllegalMove:
     """The wire's error for a card-privacy refusal: `CheatFound` when a seat's own proof
-    failed (issue 11 item 2: the game is aborted naming it), else `IllegalMove`."""
+    failed (the game is aborted naming it: privacy.md "Blame goes to the cheater"), else
+    `IllegalMove`."""
     cls = CheatFound if isinstance(e, Cheated) else IllegalMove
     return cls(f"{what}: {e}", seat=e.seat)
 

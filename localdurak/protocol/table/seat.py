@@ -129,6 +129,17 @@ class SeatGame:
             self._unrelayed[n] = list(msgs)
         return Signed(self.game_id, n, step, body, sig)
 
+    def sign(self, msgs: Sequence[PMessage]) -> Signed:
+        """Sign ``msgs`` as this seat's next step, as it is: no rules, no proofs checked (the
+        seat's own moves go through `act`; this is for tools and tests that build a step by
+        hand, a dishonest one included)."""
+        return self._sign(msgs)
+
+    @property
+    def unrelayed(self) -> tuple[int, ...]:
+        """Our signed game steps (their numbers) not yet seen relayed nor refused."""
+        return tuple(self._unrelayed)
+
     def refused(self, n: int) -> None:
         """The host refused our step ``n`` (a game action that lost a race, say): it will
         never be relayed, so the player stops waiting for its echo."""

@@ -1,0 +1,169 @@
+"""The client session's state on disk: its seat (the game with its privacy key, the last
+event, the steps not yet relayed) saved before anything is sent, synced soon after, found and
+restored by a client started again (privacy.md "When a player drops out")."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from localdurak.net.client_state import (
+    SAVE_LATER_S,
+    SYNC_PAUSE_S,
+    SessionState,
+)
+from localdurak.net.table_store import fsync_paths, write_atomic
+from localdurak.protocol import snapshot
+from localdurak.protocol.table.seat import SNAPSHOT_CLASSES, SeatGame
+
+log = logging.getLogger("localdurak.net.client")
+
+
+class SessionSaved(SessionState):
+    """The seat saved on disk (part of `ClientSession`)."""
+
+    def _path(self, fingerprint: str | None = None) -> Path | None:
+        fp = fingerprint or self.address.fingerprint
+        if fp is None:
+            return None
+        key = self.identity.public_key.hex()[:16]
+        return self._state_dir / f"{fp[:32]}-{key}.session"
+
+    def _save(self) -> None:
+        """The session as one snapshot (`protocol.snapshot`: msgpack, no code), replacing the
+        last one (a temporary file renamed over it): the file is one seat's state, never a
+        growing log.  Its fsync follows off the loop, coalesced (`_sync_soon`)."""
+        path = self._path()
+        if path is None:
+            return
+        saved = {
+            "fingerprint": self.address.fingerprint or "",
+            "seat": self.my_seat,
+            "last_seq": self.last_seq,
+            "game": self.game.freeze() if self.game is not None else None,
+            "pending": list(self._pending),
+            "address": [self.address.host, self.address.port],
+            "table": self.known_table,
+        }
+        data = snapshot.dumps(saved, kind="session", classes=SNAPSHOT_CLASSES)
+        try:
+            self._state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+            write_atomic(path, data)
+        except OSError as e:
+            # The game goes on from memory; the next save tries again.
+            if self.save_problem is None:
+                log.warning("cannot save the seat in %s: %s", path, e)
+            self.save_problem = f"cannot save this seat ({e.strerror or e})"
+            self.notify()
+            return
+        if self.save_problem is not None:
+            self.save_problem = None
+            self.notify()
+        self.bytes_saved += len(data)
+        self._sync_soon(path)
+
+    def _sync_soon(self, path: Path) -> None:
+        if self._syncing is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+
+        async def sync() -> None:
+            try:
+                await asyncio.sleep(SYNC_PAUSE_S)
+                await asyncio.to_thread(fsync_paths, [path])
+            finally:
+                self._syncing = None
+
+        self._syncing = loop.create_task(sync())
+
+    def _save_later(self) -> None:
+        if self._save_timer is None:
+            self._save_timer = asyncio.get_running_loop().call_later(SAVE_LATER_S, self._save_now)
+
+    def _save_now(self) -> None:
+        self._save_timer = None
+        if not self.closed:
+            self._save()
+
+    def _read_saved(self, path: Path) -> dict[str, Any] | None:
+        try:
+            saved = snapshot.loads(path.read_bytes(), kind="session", classes=SNAPSHOT_CLASSES)
+        except FileNotFoundError:
+            return None
+        except (OSError, snapshot.SnapshotError) as e:
+            log.warning("cannot read the saved session %s: %s", path, e)
+            self.save_problem = f"the saved seat {path.name} was not loaded: {e}"
+            return None
+        return saved if isinstance(saved, dict) else None
+
+    def _find_saved(self) -> None:
+        """Started again the way it was started (an address, no fingerprint): the seat saved
+        for this identity at this address tells the table's fingerprint, which is pinned."""
+        key = self.identity.public_key.hex()[:16]
+        try:
+            paths = sorted(
+                self._state_dir.glob(f"*-{key}.session"),
+                key=lambda p: p.stat().st_mtime,
+                reverse=True,
+            )
+        except OSError:
+            return
+        for path in paths:
+            saved = self._read_saved(path)
+            if saved is None or not saved.get("fingerprint"):
+                continue
+            if saved.get("address") == [self.address.host, self.address.port]:
+                self.address.fingerprint = saved["fingerprint"]
+                return
+
+    def saved_path(self) -> Path | None:
+        """Where this seat is saved (None while the host's fingerprint is not known)."""
+        return self._path()
+
+    def restore(self) -> None:
+        """Take up the seat saved on disk, if any (`start` does it); a saved seat that cannot
+        be read is said in `save_problem` and the session starts afresh."""
+        self._restore()
+
+    def _restore(self) -> None:
+        if self.address.fingerprint is None:
+            self._find_saved()
+        path = self._path()
+        if path is None:
+            return
+        saved = self._read_saved(path)
+        if saved is None or saved.get("fingerprint") != self.address.fingerprint:
+            return
+        self.my_seat = saved["seat"]
+        self.last_seq = saved["last_seq"]
+        if isinstance(saved.get("table"), str) and saved["table"]:
+            self.known_table = saved["table"]
+        self._pending = list(saved["pending"])
+        if saved["game"] is not None:
+            try:
+                self.game = SeatGame.thaw(saved["game"], self.identity, os.urandom)
+            except (snapshot.SnapshotError, ValueError) as e:
+                log.warning("cannot read the saved seat's game: %s", e)
+                self.my_seat, self.last_seq, self._pending = None, None, []
+                return
+        self._restored = True
+
+    def _forget(self) -> None:
+        if self._save_timer is not None:
+            self._save_timer.cancel()
+            self._save_timer = None
+        path = self._path()
+        if path is not None:
+            with contextlib.suppress(OSError):
+                path.unlink()
+
+    def save(self) -> None:
+        """Save the session now (the bot loop calls it after acting)."""
+        self._save()
