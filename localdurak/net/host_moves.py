@@ -57,8 +57,14 @@ class HostMoves(HostCore):
         except RemoteProtocolError as e:
             # The gap it leaves in the seat's counters, explained in the record even after a
             # restart (which rebuilds the game from the relayed steps alone).
-            self._refused.append((seat, cmd.n))
-            self.store.journal_line(journal_append("privacy_refused", [seat, cmd.n]))
+            # With the refused step itself, so the audit can check the refusal (records.md);
+            # a step kept in the log as evidence is in the record's steps instead, not journaled
+            # for a resume (the game is aborted).
+            self._signed = len(g.steps)
+            entry = g.refusal(seat, cmd.n)
+            if entry is not None:
+                self._refused.append((seat, cmd.n))
+                self.store.journal_line(journal_append("privacy_refused", entry))
             if isinstance(e, CheatFound) and e.seat is not None:
                 self._abort(e.seat, e.reason)
             raise

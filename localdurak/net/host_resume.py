@@ -307,9 +307,9 @@ class HostResume(HostCore):
             return
         # The refused steps are in no event: the old journal's list is kept (records.md).
         self._refused = []
-        for seat, n in refused_in_journal(self.journal_path):
-            g.refuse(seat, n)
-            self._refused.append((seat, n))
+        for item in refused_in_journal(self.journal_path):
+            g.restore_refusal(item)
+            self._refused.append((item[0], item[1]))
         self.store.rewrite_journal(self._game_lines(g))
         self._logged = len(g.accepted_log)
         self._signed = len(g.steps)
@@ -432,12 +432,13 @@ def check_resume(
     raise ValueError(f"that journal is not this table's current game{then}")
 
 
-def refused_in_journal(path: Path) -> list[tuple[int, int]]:
-    """The ``privacy_refused`` entries of a journal (a damaged line is skipped)."""
-    out: list[tuple[int, int]] = []
+def refused_in_journal(path: Path) -> list[list[Any]]:
+    """The ``privacy_refused`` entries of a journal, ``[seat, n]`` or ``[seat, n, the refused
+    step]`` (records.md; a damaged line is skipped)."""
+    out: list[list[Any]] = []
     for obj in journal_objects(path):
         appended = obj.get("append")
         item = appended.get("privacy_refused") if isinstance(appended, dict) else None
-        if isinstance(item, list) and len(item) == 2 and all(type(x) is int for x in item):
-            out.append((item[0], item[1]))
+        if isinstance(item, list) and len(item) in (2, 3) and all(type(x) is int for x in item[:2]):
+            out.append(item)
     return out

@@ -452,8 +452,13 @@ def _merge_refused(record: dict[str, Any], refused: Any) -> None:
         return
     have = ident.setdefault("refused", [])
     for r in refused:
-        if r not in have:
+        if not isinstance(r, list) or len(r) < 2:
+            continue
+        same = [i for i, h in enumerate(have) if isinstance(h, list) and h[:2] == r[:2]]
+        if not same:
             have.append(r)
+        elif len(r) > len(have[same[0]]):  # the journal's entry carries the refused step
+            have[same[0]] = r
 
 
 def fsync_all(fds: list[int]) -> None:

@@ -23,7 +23,7 @@ from localdurak.net.api import EventKind
 from localdurak.net.client import Address, ClientSession
 from localdurak.net.host import HostOptions, TableHost
 from localdurak.net.identity import load_or_create
-from localdurak.protocol.privacy.audit import audit
+from localdurak.protocol.privacy.audit import AuditReport, audit
 from localdurak.protocol.privacy.group import GROUP, Point
 from localdurak.protocol.privacy.messages import Answer, Shuffle, Strip
 from localdurak.protocol.privacy.proofs import batch_dleq_prove
@@ -175,7 +175,7 @@ def _only_the_guilty_named(
     why: str,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-) -> None:
+) -> AuditReport:
     """The game ended as aborted naming ``guilty`` alone: at the host, on every client, in the
     record, in its audit and in `localdurak audit` (which marks the seat of the device that
     runs it)."""
@@ -213,6 +213,7 @@ def _only_the_guilty_named(
         fp = key_fingerprint(load_or_create(tmp_path / name).public_key)
         (line,) = [x for x in out if x.startswith(f"seat {s}: {name}, identity {fp}")]
         assert line.endswith("(this device: you)") == (s == honest), line
+    return report
 
 
 async def test_a_false_not_me_over_the_network_aborts_naming_the_liar_alone(
@@ -234,7 +235,13 @@ async def test_a_false_not_me_over_the_network_aborts_naming_the_liar_alone(
     monkeypatch.setattr(Player, "_rf1", lying)
     events, sessions = await _abort_over_tls(tmp_path)
     assert liar, "nobody held a trump"
-    _only_the_guilty_named(tmp_path, events, sessions, liar[0], "not me", monkeypatch, capsys)
+    report = _only_the_guilty_named(
+        tmp_path, events, sessions, liar[0], "not me", monkeypatch, capsys
+    )
+    # The refused claim is kept in the log as the evidence, and its signed step in the record
+    # with it: one fault naming a seat, the liar's, and no message in no signed step.
+    assert [f.seat for f in report.faults if f.seat is not None] == [liar[0]], report.faults
+    assert not any("in no step their seat signed" in f.what for f in report.faults), report.faults
 
 
 @pytest.mark.parametrize("cheater", [1, 2])

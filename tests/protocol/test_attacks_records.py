@@ -271,3 +271,102 @@ def test_an_honest_key_reveal_replaced_by_a_wrong_key_names_nobody(record: dict[
     blames_the_record_only(report)
     assert report.missing_keys == (1,)
     assert any("identity signature" in f.what for f in report.faults)
+
+
+# --- refusals the host claims ------------------------------------------------------------------
+
+
+def _cut_the_winners_last_moves(record: dict[str, Any], *, envelopes: bool) -> int:
+    """The host deletes the winner's last two signed moves and every move after them (steps,
+    log, actions), claims it refused them, and writes the winner down as forfeiting, the durak
+    (R-F5 as the host tells it).  ``envelopes``: the refusals carry the seats' real signed
+    steps (what an honest refusal record carries); else the bare [seat, n] claims."""
+    p = record["privacy"]
+    ident = p["identity"]
+    winner = _not_durak(record)
+    steps = ident["steps"]
+    moves = [k for k, s in enumerate(steps) if s["step"] in ("play", "act")]
+    first = [k for k in moves if steps[k]["seat"] == winner][-2]
+    cut = [s for s in steps[first:] if s["step"] in ("play", "act")]
+    start = steps[first]["at"][0]
+    gone = {i for s in cut for i in s["at"]}
+    old = p["log"]
+    remap: dict[int, int] = {}
+    log: list[Any] = []
+    for i, m in enumerate(old):
+        if i >= start and (i in gone or m["kind"] in ("refill", "return")):
+            continue
+        remap[i] = len(log)
+        log.append(m)
+    p["log"] = log
+    kept = steps[:first] + [s for s in steps[first:] if s not in cut]
+    for s in kept:
+        s["at"] = [remap[i] for i in s["at"]]
+    ident["steps"] = kept
+    record["actions"] = record["actions"][: sum(1 for k in moves if k < first)]
+    claims: list[Any] = []
+    for s in cut:
+        if envelopes:
+            body = [old[i] for i in s["at"]]
+            claims.append(
+                [s["seat"], s["n"], {"step": s["step"], "sig": s["sig"], "body": body, "at": start}]
+            )
+        else:
+            claims.append([s["seat"], s["n"]])
+    ident["refused"] = claims
+    record["forfeit"] = winner
+    record["result"] = {"durak": [winner], "draw": False, "pogony": 0}
+    return winner
+
+
+@pytest.mark.parametrize("envelopes", [False, True], ids=["bare claims", "with the steps"])
+def test_the_winners_last_moves_deleted_as_refused_flip_the_durak_is_shown(
+    record: dict[str, Any], envelopes: bool
+) -> None:
+    """The host deletes the winner's last signed moves and everything after, lists them as
+    refused, and writes the winner as the durak who forfeited: a refusal claimed without the
+    step it refused, or whose step was legal where it was refused, is the record's fault."""
+    _cut_the_winners_last_moves(record, envelopes=envelopes)
+    report = audit(record, require_actions=True)
+    blames_the_record_only(report)
+    assert not report.clean
+    what = "not justified" if envelopes else "cannot be checked"
+    assert any(what in f.what and "refused" in f.what for f in report.faults), report.faults
+
+
+def test_honest_refusals_of_moves_that_lost_a_race_audit_clean() -> None:
+    """Three seats act at once on the same view (as players on their own screens do); the host
+    accepts the first and refuses those the first made illegal.  Each refusal carries its
+    signed step, the audit replays it where it came: justified, the record is clean."""
+    from localdurak.protocol.errors import RemoteProtocolError
+
+    with mock.patch("os.urandom", random.Random(11).randbytes):
+        g = MemoryGame(3, Rules(deck=24), seed=11)
+        g.deal()
+        assert g.host.game is not None
+        for _ in range(3000):
+            if g.host.game.result is not None:
+                break
+            sent = []
+            for p in g.seats:
+                view = p.view() if p.hand_complete() else None
+                action = g.bots[p.seat].choose(view) if view is not None else None
+                if action is not None:
+                    sent.append((p, p.act(action)))
+            assert sent, "nobody can act"
+            # Sent as they were signed; the host takes them in its order (a seat's own steps
+            # arrive in the order it signed them, as over its one connection).
+            g.queue += [(p.seat, signed) for p, signed in sent]
+            while g.queue:
+                seat, signed = g.queue[0]
+                try:
+                    g.pump_one()
+                except RemoteProtocolError:
+                    g.seats[seat].refused(signed.n)
+        assert g.host.game.result is not None
+        g.pump()
+    record = json.loads(json.dumps(g.record()))  # as the host writes it
+    claimed = record["privacy"]["identity"]["refused"]
+    assert claimed and all(len(c) == 3 for c in claimed), claimed
+    report = audit(record, require_actions=True)
+    assert report.clean, report.faults

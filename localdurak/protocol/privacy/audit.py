@@ -21,10 +21,11 @@ Cost: about 2·N·D scalar multiplications plus the proofs of the log.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...game.actions import Action, Do, GameResult
+from ...game.actions import Action, Do, GameResult, IllegalAction
 from ...game.cards import CARDS, Card
 from ...game.engine import Game
 from ...game.outcome import BoutEnded, Outcome, Over, Refilled, Returned, Taken, first
@@ -40,15 +41,19 @@ from .messages import (
     Commit,
     KeyReveal,
     Message,
+    MessageError,
     Play,
     Refill,
     Return,
     Shuffle,
     Strip,
+    message_from_json,
 )
 from .proofs import dleq_verify, schnorr_verify
 from .record import (
     WITHOUT_IDENTITY,
+    Identity,
+    RefusedStep,
     TranscriptError,
     identity_from_dict,
     is_legacy,
@@ -79,8 +84,10 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
     seats: tuple[AuditedSeat, ...] = ()
     faults += check_setup(record, setup)
     identity_signed: set[int] = set()  # log messages in a step their seat identity-signed
+    claims: list[RefusedStep] = []  # signed steps the host says it refused, to judge
     if identity is not None:
-        faults += check_identity(record, setup, log, identity, identity_signed)
+        faults += check_identity(record, setup, log, identity, identity_signed, claims)
+        faults += _claims_placed(identity, claims)
         seats = tuple(
             AuditedSeat(i, name, key_fingerprint(key))
             for i, (name, key) in enumerate(zip(identity.names, identity.keys, strict=True))
@@ -115,7 +122,15 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
     t.keep_evidence = False
     t.audit_keys = _revealed_inverses(log)
     stopped = False
-    for i, msg in enumerate(log):
+    # Each refused step judged where it came: its privacy messages on a copy of the
+    # transcript as it stood then; a game action also by the rules engine (`_check_actions`).
+    to_play: list[tuple[int, RefusedStep, Action]] = []
+    for i, msg in enumerate([*log, None]):
+        for env in claims:
+            if env.at == i and not stopped:
+                faults += _judge_refusal(t, env, identity, to_play)
+        if msg is None:
+            break
         if stopped and not isinstance(msg, KeyReveal):
             # The game cannot be followed past a bad message; the keys revealed after it (the
             # game was stopped) are still read, or every seat would be named for hiding its key.
@@ -296,7 +311,7 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
         faults += _check_signed(record["actions"], signed)
         if cards is not None:
             # Names nobody: the host orders the seats' moves (`_check_actions`).
-            faults += _check_actions(record, setup, t, cards, unchecked)
+            faults += _check_actions(record, setup, t, cards, unchecked, to_play)
     elif signed and require_actions:
         # Deleting the actions must not skip the rules: the seats signed these moves.
         faults.append(
@@ -477,6 +492,7 @@ def _check_actions(
     t: Transcript,
     deck: tuple[Card, ...],
     unchecked: list[str],
+    refused: Sequence[tuple[int, RefusedStep, Action]] = (),
 ) -> list[AuditFault]:
     """Replay the record's actions with the rules engine on the decoded deck: every action
     legal, the cards of the card-playing actions exactly the cards proven in the protocol, and
@@ -506,7 +522,12 @@ def _check_actions(
     played: list[tuple[int, int, bool]] = []
     bout_ends: list[tuple[Any, ...]] = []
     legal = True
-    for i, action in enumerate(actions):
+    for i, action in enumerate([*actions, None]):
+        for k, env, tried in refused:
+            if k == i and legal:
+                faults += _judge_refused_action(game, env, tried)
+        if action is None:
+            break
         try:
             outcome = game.apply(action)
         except ValueError as e:
@@ -556,6 +577,99 @@ def _check_actions(
     if legal and "result" in record:
         faults += _check_result(record, game, unchecked)
     return faults
+
+
+def _claims_placed(ident: Identity, claims: list[RefusedStep]) -> list[AuditFault]:
+    """Where the record says each refused step came must fit its seat's counter: after the
+    seat's steps with a lower one (the host's counter then refuses those, a refused step
+    advancing it too).  One that came after a step of its seat with a higher counter was
+    refused by the counter rightly (a step held back while a later one went on): dropped from
+    ``claims``, not judged further.  reading: that is the host's word about when it came; a
+    host could so place a move it deleted (the audit cannot see when a step arrived)."""
+    faults: list[AuditFault] = []
+    for env in list(claims):
+        before = [max(s.at) for s in ident.steps if s.seat == env.seat and s.n < env.n]
+        after = [min(s.at) for s in ident.steps if s.seat == env.seat and s.n > env.n]
+        if before and env.at <= max(before):
+            claims.remove(env)
+            faults.append(
+                AuditFault(
+                    None,
+                    f"the host says it refused seat {env.seat}'s step #{env.n} at message "
+                    f"{env.at} of the log, before a step of that seat with a lower counter it "
+                    "accepted (which its counter would have refused then): the record was altered",
+                )
+            )
+        elif after and env.at > min(after):
+            claims.remove(env)
+    return faults
+
+
+def _unjustified(env: RefusedStep, why: str) -> AuditFault:
+    return AuditFault(
+        None,
+        f"the host says it refused seat {env.seat}'s signed step #{env.n} ({env.step}), but "
+        f"{why}: the refusal was not justified, so the record was altered (a move deleted and "
+        f"called refused?); nothing shows seat {env.seat} did wrong",
+    )
+
+
+def _judge_refusal(
+    t: Transcript,
+    env: RefusedStep,
+    ident: Identity | None,
+    to_play: list[tuple[int, RefusedStep, Action]],
+) -> list[AuditFault]:
+    """A refused step replayed on a copy of the transcript where it came: refused by the
+    protocol, it was justified; accepted, it is a fault (the record's), unless it is a game
+    action, which the rules engine judges next (``to_play``)."""
+    try:
+        msgs = [message_from_json(m) for m in env.body]
+    except (MessageError, ValueError, TypeError):
+        return []  # no privacy message: rightly refused
+    if (
+        not msgs
+        or any(m.seat != env.seat or isinstance(m, Refill | Return) for m in msgs)
+        or any(env.step != m.KIND for m in msgs)
+        or (len(msgs) > 1 and env.step != "play")
+    ):
+        return []
+    action: Action | None = None
+    if env.step in ("play", "act"):
+        first = msgs[0]
+        if not isinstance(first, Play | Act) or not t.deal_complete():
+            return []  # not an action, or the cards were still being dealt
+        try:
+            action = Action.from_dict(first.action)
+        except (ValueError, TypeError):
+            return []
+        if action.seat != env.seat or any(
+            isinstance(m, Play | Act) and dict(m.action) != dict(first.action) for m in msgs
+        ):
+            return []
+    trial = copy.deepcopy(t)
+    trial.keep_evidence = False
+    try:
+        for m in msgs:
+            trial.accept(m)
+    except (RemoteProtocolError, ValueError):
+        return []  # the protocol refuses it there: the host was right
+    if action is None:
+        return [_unjustified(env, "the card-privacy protocol accepts it where it came")]
+    steps = ident.steps if ident is not None else ()
+    k = sum(1 for s in steps if s.step in ("play", "act") and min(s.at) < env.at)
+    to_play.append((k, env, action))
+    return []
+
+
+def _judge_refused_action(game: Game, env: RefusedStep, action: Action) -> list[AuditFault]:
+    """A refused game action, its privacy messages valid where it came, on the rules engine
+    (with every hand known) as the game stood then."""
+    try:
+        game.check(action)
+    except (IllegalAction, ValueError):
+        return []
+    return [_unjustified(env, "its move was legal where it came (the rules engine accepts it)")]
 
 
 def _check_result(record: Mapping[str, Any], game: Game, unchecked: list[str]) -> list[AuditFault]:

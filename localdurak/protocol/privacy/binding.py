@@ -12,8 +12,8 @@ from typing import Any
 from ...game.rules import Rules
 from ..errors import AuthFailed, ProtocolError
 from ..signing import setup_digest, verify_action
-from .messages import Message, Refill, Return
-from .record import Identity
+from .messages import Message, MessageError, Refill, Return, message_from_json
+from .record import Identity, RefusedStep
 from .schedule import Setup
 from .verdict import AuditFault
 
@@ -54,6 +54,7 @@ def check_identity(
     log: Sequence[Message],
     ident: Identity,
     signed: set[int] | None = None,
+    refusals: list[RefusedStep] | None = None,
 ) -> list[AuditFault]:
     """A /3 record: every message a seat made is in a step that seat signed with its identity
     key, under the digest of the setup it was told (`signing.setup_digest`: the game, the
@@ -65,7 +66,12 @@ def check_identity(
     ``signed`` (if given) receives the index of every message of the log that is in a step
     its seat signed with its identity key over the signed setup: such a message is proven to
     be that seat's, whatever its protocol proof says (a wrong layer removal has no valid
-    proof, but its identity signature names its seat)."""
+    proof, but its identity signature names its seat).
+
+    Every refusal the host claims carries the step refused, signed by its seat (else the
+    claim could hide a deleted move: the host's word alone); ``refusals`` (if given) receives
+    each such step whose refusal the audit still has to judge by replaying it where it came
+    (privacy/audit.py): one that was no replay of a counter already used."""
     faults: list[AuditFault] = []
     n = len(ident.keys)
     if n != setup.seats or ident.dealer != setup.dealer or not same_rules(ident.rules, setup.rules):
@@ -175,8 +181,9 @@ def check_identity(
         claimed += [
             (r[0], r[1])
             for r in journal
-            if isinstance(r, list) and len(r) == 2 and all(type(x) is int for x in r)
+            if isinstance(r, list) and len(r) in (2, 3) and all(type(x) is int for x in r[:2])
         ]
+    faults += _check_claims(ident, digest, used, refusals)
     for seat, (name, ns) in enumerate(zip(ident.names, used, strict=True)):
         refused = {r for s, r in claimed if s == seat}
         every = ns | refused
@@ -192,4 +199,58 @@ def check_identity(
                     "deleted, or the record was cut",
                 )
             )
+    return faults
+
+
+def _check_claims(
+    ident: Identity,
+    digest: bytes,
+    used: Sequence[set[int]],
+    refusals: list[RefusedStep] | None,
+) -> list[AuditFault]:
+    """Each refusal of the identity section: the step it refused is there, and signed by its
+    seat under the signed setup.  A refusal without it is the host's word alone (a record
+    written before refusals carried their steps, or one whose moves were deleted and called
+    refused): it cannot be checked, so the record cannot be clean."""
+    faults: list[AuditFault] = []
+    bare: list[tuple[int, int]] = []
+    envelopes = ident.envelopes or (None,) * len(ident.refused)
+    for (seat, n), env in zip(ident.refused, envelopes, strict=True):
+        if env is None:
+            bare.append((seat, n))
+            continue
+        try:
+            verify_action(
+                ident.keys[seat],
+                env.sig,
+                game=digest,
+                seat=seat,
+                n=n,
+                kind=env.step,
+                body=[message_from_json(m).to_dict() for m in env.body],
+            )
+        except (ProtocolError, MessageError, ValueError, TypeError):
+            faults.append(
+                AuditFault(
+                    None,
+                    f"the host says it refused seat {seat}'s step #{n}, but the step the record "
+                    "gives for it does not carry that seat's identity signature: the record was "
+                    f"altered, and nothing shows seat {seat} sent it",
+                )
+            )
+            continue
+        if n not in used[seat] and refusals is not None:
+            refusals.append(env)  # a replay of a used counter was refused rightly
+    if bare:
+        shown = ", ".join(f"seat {s}'s #{n}" for s, n in bare[:_MANY])
+        more = " …" if len(bare) > _MANY else ""
+        faults.append(
+            AuditFault(
+                None,
+                f"the host says it refused {len(bare)} signed step(s) ({shown}{more}) but the "
+                "record does not carry them: the refusals cannot be checked (a record of an "
+                "older version, or one whose moves were deleted and called refused), so the "
+                "record may have been altered",
+            )
+        )
     return faults

@@ -11,7 +11,7 @@
         "game": "<hex>", "number": 0, "rules": {...}, "dealer": 2,
         "names": ["Anna", ...], "keys": ["<hex identity key>", ...], "previous": null,
         "steps": [ {"seat": 1, "n": 0, "step": "nonce", "sig": "<hex>", "at": [0]}, ... ],
-        "refused": [[seat, n], ...]
+        "refused": [[seat, n, {"step": "play", "sig": "<hex>", "body": [...], "at": 140}], ...]
       }
     }
 
@@ -19,9 +19,13 @@
 announced it (`GameStarted`), each seat's device identity key, and every signed step the host
 accepted — its seat, its counter ``n``, its signature, and the positions in ``log`` of the
 privacy messages it carried (its body is those messages' ``to_dict()``) — plus the counters
-of the steps the host refused, which explain the gaps.  A transcript without it is still read,
-and its audit says what it cannot check: a /3 one (what the privacy `Host` alone keeps, as the
-in-memory tests do) or a /2 one (no proofs of shuffle either).
+of the steps the host refused, which explain the gaps, each with the step itself as its seat
+signed it (its name, signature and body) and ``at``, the length of the log when it came: the
+audit checks the refusal was justified (privacy/binding.py, privacy/audit.py).  A refusal of
+an older record is a bare ``[seat, n]``: the audit says it cannot be checked.  A transcript
+without the section is still read, and its audit says what it cannot check: a /3 one (what
+the privacy `Host` alone keeps, as the in-memory tests do) or a /2 one (no proofs of shuffle
+either).
 """
 
 from __future__ import annotations
@@ -73,6 +77,21 @@ class SignedStep:
 
 
 @dataclass(frozen=True, slots=True)
+class RefusedStep:
+    """A signed step the host says it refused, as its seat sent it (records.md)."""
+
+    seat: int
+    n: int
+    step: str
+    sig: bytes
+    body: tuple[Any, ...]
+    """The step's privacy messages (``Message.to_json()``; their ``to_dict()`` is what the
+    seat signed)."""
+    at: int
+    """The length of the log when it came: where its refusal is judged."""
+
+
+@dataclass(frozen=True, slots=True)
 class Identity:
     """The record's ``identity`` section (/3)."""
 
@@ -85,6 +104,25 @@ class Identity:
     previous: dict[str, Any] | None
     steps: tuple[SignedStep, ...]
     refused: tuple[tuple[int, int], ...]
+    envelopes: tuple[RefusedStep | None, ...] = ()
+    """Per refusal (same order as ``refused``): the step refused, None for a bare claim."""
+
+
+def refusal_to_json(seat: int, n: int, envelope: Mapping[str, Any] | None) -> list[Any]:
+    """One ``identity.refused`` entry: ``[seat, n]``, with the refused step if there is one
+    (``envelope``: its ``step``, ``sig`` (bytes), ``body`` and ``at``)."""
+    if envelope is None:
+        return [seat, n]
+    return [
+        seat,
+        n,
+        {
+            "step": envelope["step"],
+            "sig": bytes(envelope["sig"]).hex(),
+            "body": list(envelope["body"]),
+            "at": envelope["at"],
+        },
+    ]
 
 
 def transcript_to_dict(
@@ -110,7 +148,7 @@ def with_identity(
     keys: Sequence[bytes],
     previous: Mapping[str, Any] | None,
     steps: Sequence[Mapping[str, Any]],
-    refused: Sequence[tuple[int, int]],
+    refused: Sequence[tuple[Any, ...]],
 ) -> dict[str, Any]:
     """A /3 transcript with its ``identity`` section: a /4 one."""
     return {
@@ -134,7 +172,8 @@ def with_identity(
                 }
                 for s in steps
             ],
-            "refused": [[seat, n] for seat, n in refused],
+            # (seat, n) or (seat, n, the refused step): see `refusal_to_json`.
+            "refused": [refusal_to_json(r[0], r[1], r[2] if len(r) > 2 else None) for r in refused],
         },
     }
 
@@ -224,12 +263,13 @@ def identity_from_dict(d: Any) -> Identity | None:
             )
         )
     refused: list[tuple[int, int]] = []
+    envelopes: list[RefusedStep | None] = []
     for i, r in enumerate(refused_raw):
-        if not isinstance(r, list) or len(r) != 2:
-            raise TranscriptError(f"refused step {i} is not [seat, n]")
-        refused.append(
-            (_int(r[0], "refused seat", 0, max(n - 1, 0)), _int(r[1], "refused counter"))
-        )
+        if not isinstance(r, list) or len(r) not in (2, 3):
+            raise TranscriptError(f"refused step {i} is not [seat, n] or [seat, n, its step]")
+        seat_n = (_int(r[0], "refused seat", 0, max(n - 1, 0)), _int(r[1], "refused counter"))
+        refused.append(seat_n)
+        envelopes.append(_envelope(r[2], i, *seat_n) if len(r) == 3 else None)
     return Identity(
         game=_hex(raw.get("game"), "game id"),
         number=_int(raw.get("number"), "game number"),
@@ -240,4 +280,22 @@ def identity_from_dict(d: Any) -> Identity | None:
         previous=dict(previous) if previous is not None else None,
         steps=tuple(steps),
         refused=tuple(refused),
+        envelopes=tuple(envelopes),
+    )
+
+
+def _envelope(e: Any, i: int, seat: int, n: int) -> RefusedStep:
+    if not isinstance(e, Mapping):
+        raise TranscriptError(f"refused step {i}'s step is not an object")
+    body = e.get("body")
+    step = e.get("step")
+    if not isinstance(body, list) or not isinstance(step, str):
+        raise TranscriptError(f"refused step {i} has no step name or no body")
+    return RefusedStep(
+        seat,
+        n,
+        step,
+        _hex(e.get("sig"), f"refused step {i}'s signature", 64),
+        tuple(body),
+        _int(e.get("at"), f"refused step {i}'s place in the log"),
     )

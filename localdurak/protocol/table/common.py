@@ -72,9 +72,27 @@ class Signer(Protocol):
 # --- helpers shared by both roles ------------------------------------------------------------
 
 
+_BOUND: dict[int, tuple[GameStarted, bytes]] = {}
+"""`signed_setup` of the games being played, by the id of their (frozen) `GameStarted`."""
+
+
 def signed_setup(started: GameStarted) -> bytes:
     """The digest every signed step of this game binds (`signing.setup_digest`): the game as
-    ``started`` announced it, so a step signs its seat's name, identity and the rules too."""
+    ``started`` announced it, so a step signs its seat's name, identity and the rules too.
+
+    Computed once a game (75 us a time, and every step signed or checked asks for it: three
+    times on the way of one action from a player through the host to another)."""
+    known = _BOUND.get(id(started))
+    if known is not None and known[0] is started:
+        return known[1]
+    digest = _setup_digest(started)
+    if len(_BOUND) >= 64:
+        _BOUND.clear()
+    _BOUND[id(started)] = (started, digest)
+    return digest
+
+
+def _setup_digest(started: GameStarted) -> bytes:
     return setup_digest(
         game=started.game,
         number=started.number,

@@ -25,9 +25,11 @@ from localdurak.protocol.errors import (
 from localdurak.protocol.messages import GameStarted, Privacy
 from localdurak.protocol.privacy.messages import Message as PMessage
 from localdurak.protocol.privacy.messages import (
+    MessageError,
     Refill,
+    message_from_dict,
 )
-from localdurak.protocol.privacy.record import with_identity
+from localdurak.protocol.privacy.record import refusal_to_json, with_identity
 from localdurak.protocol.privacy.roles import Host
 from localdurak.protocol.signing import verify_action
 from localdurak.protocol.table.common import (
@@ -79,9 +81,13 @@ class HostGame:
         """Every accepted signed step in the host's order, for the record (records.md
         ``privacy.identity.steps``): its seat, counter, step, signature, and the positions of
         its privacy messages in the transcript's log."""
-        self.refused_steps: list[tuple[int, int]] = []
-        """(seat, n) of each signed step refused after its signature and counter checked: the
-        gaps in a seat's counters that the record explains."""
+        self.refused_steps: list[tuple[Any, ...]] = []
+        """(seat, n, envelope) of each signed step refused (a bare (seat, n) when its signature
+        failed: the step cannot be shown): the
+        gaps in a seat's counters that the record explains, each with the step as its seat
+        signed it (``step``, ``sig``, ``body``, and ``at``: the log's length when it came), so
+        the audit can check the refusal was justified (records.md).  A game saved before the
+        record carried the steps holds bare (seat, n) pairs."""
 
     @property
     def seats(self) -> int:
@@ -98,9 +104,9 @@ class HostGame:
 
     def receive(self, seat: int, cmd: Privacy) -> Accepted:
         """Accept seat ``seat``'s signed step or raise the `ProtocolError` to send back."""
+        if cmd.game != self.started.game:
+            raise BadMessage("a privacy step for another game")
         try:
-            if cmd.game != self.started.game:
-                raise BadMessage("a privacy step for another game")
             verify_action(
                 self.started.keys[seat],
                 cmd.sig,
@@ -110,22 +116,58 @@ class HostGame:
                 kind=cmd.step,
                 body=cmd.body,
             )
+        except BaseException:
+            # Without its seat's signature the step cannot be shown in the record: only the
+            # gap it leaves is (a bare claim, which the audit says it cannot check).
+            self.refuse(seat, cmd.n)
+            raise
+        at = len(self.privacy.t.log)
+        try:
             # The counter before anything else: a replayed command is refused as a replay.
             self.counters.check(seat, cmd.n)
             self.counters.advance(seat, cmd.n)
             return self._receive(seat, cmd)
         except BaseException:
-            self.refuse(seat, cmd.n)
+            self.refuse(seat, cmd.n, cmd, at)
             raise
 
-    def refuse(self, seat: int, n: int) -> None:
-        """Note that seat ``seat``'s command ``n`` was refused: the record explains the gap it
-        leaves in the seat's counters (the host's word, `with_identity`)."""
+    def refuse(self, seat: int, n: int, cmd: Privacy | None = None, at: int = 0) -> None:
+        """Note that seat ``seat``'s signed command ``n`` (``cmd``, which came when the log
+        held ``at`` messages) was refused: the record explains the gap it leaves in the seat's
+        counters, and carries the step so the audit can check the refusal (`with_identity`)."""
         steps = getattr(self, "refused_steps", None)
         if steps is None:  # a game saved before the record carried refusals
             steps = self.refused_steps = []
-        if (seat, n) not in steps and (seat, n) not in self.received:
-            steps.append((seat, n))
+        if any(r[:2] == (seat, n) for r in steps) or (seat, n) in self.received:
+            return
+        if any(st["seat"] == seat and st["n"] == n for st in self.steps[-8:]):
+            return  # kept in the log as evidence, its step in the record (`_receive`)
+        body = _json_body(cmd.body) if cmd is not None else None
+        envelope = (
+            None
+            if cmd is None or body is None
+            else {"step": cmd.step, "sig": cmd.sig, "body": body, "at": at}
+        )
+        steps.append((seat, n, envelope))
+
+    def restore_refusal(self, item: list[Any]) -> None:
+        """A journal's ``privacy_refused`` entry back into `refused_steps` (a resume)."""
+        envelope: dict[str, Any] | None = None
+        if len(item) > 2 and isinstance(e := item[2], dict):
+            try:
+                envelope = {**e, "sig": bytes.fromhex(e["sig"])}
+            except (KeyError, TypeError, ValueError):
+                envelope = None
+        if not any(r[:2] == (item[0], item[1]) for r in self.refused_steps):
+            self.refused_steps.append((item[0], item[1], envelope))
+
+    def refusal(self, seat: int, n: int) -> list[Any] | None:
+        """The record's entry for seat ``seat``'s refused step ``n`` (the journal's
+        ``privacy_refused`` item), None when it is not listed as refused."""
+        for r in getattr(self, "refused_steps", []):
+            if r[:2] == (seat, n):
+                return refusal_to_json(r[0], r[1], r[2] if len(r) > 2 else None)
+        return None
 
     def _receive(self, seat: int, cmd: Privacy) -> Accepted:
         msgs = decode_body(cmd.body, seat)
@@ -166,6 +208,7 @@ class HostGame:
                 raise refusal(e, "card privacy refused it") from None
         out: list[tuple[int, PMessage]] = []
         at: list[int] = []
+        before = len(self.privacy.t.log)
         try:
             for m in msgs:
                 # Every proof, even one that only says who sent it: the record keeps the
@@ -176,6 +219,14 @@ class HostGame:
                 self.accepted_log.append(m)
                 at.append(len(self.privacy.t.log) - 1)
         except RemoteProtocolError as e:
+            if len(self.privacy.t.log) > (at[-1] + 1 if at else before):
+                # The transcript kept the refused message as evidence against its seat (a
+                # false "not me", R-F1): its signed step goes in the record with it, or the
+                # log would hold a message in no step its seat signed.
+                at.append(len(self.privacy.t.log) - 1)
+                self.steps.append(
+                    {"seat": seat, "n": cmd.n, "step": cmd.step, "sig": cmd.sig, "at": at}
+                )
             raise refusal(e, "card privacy refused it") from None
         self.received[(seat, cmd.n)] = cmd.sig
         self.steps.append({"seat": seat, "n": cmd.n, "step": cmd.step, "sig": cmd.sig, "at": at})
@@ -248,3 +299,18 @@ class HostGame:
             steps=getattr(self, "steps", []),
             refused=getattr(self, "refused_steps", []),
         )
+
+
+def _json_body(body: Any) -> list[Any] | None:
+    """A signed step's body as the record writes it (each message's ``to_json()``), or None
+    when it is no list of messages that reads back to exactly what was signed (the refusal
+    is then recorded without its step, and the audit says it cannot be checked)."""
+    if not isinstance(body, list):
+        return None
+    try:
+        msgs = [message_from_dict(m) for m in body]
+    except MessageError:
+        return None
+    if [m.to_dict() for m in msgs] != body:
+        return None
+    return [m.to_json() for m in msgs]
