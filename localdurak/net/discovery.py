@@ -21,6 +21,10 @@ Only real LAN addresses are advertised (`lan_addresses`: no loopback, link-local
 virtual bridges), IPv4 unless asked otherwise, and a failing interface or a network without
 multicast never stops the program: the advertiser records the ``problem`` and the host still
 runs (players can join with ``--address``).
+
+About 700 lines, one module on purpose: the advertiser and the browser are the two ends of one
+TXT format and of one announcement timing (a count updated while the table is announced, a
+record heard last), and read best side by side.
 """
 
 from __future__ import annotations

@@ -17,6 +17,10 @@ could check during the game:
   for (R-B12) with the right taker.
 
 Cost: about 2·N·D scalar multiplications plus the proofs of the log.
+
+One module of over 700 lines, on purpose: the checks above are one replay and share its
+state (the transcript, the decoded deck, the engine); what reads on its own has left it (the
+record-binding checks for binding.py, the report's types for verdict.py).
 """
 
 from __future__ import annotations
