@@ -84,7 +84,11 @@ def said_reasons() -> frozenset[str]:
     """Every reason a player can read, as the code words it, from net/ and protocol/ (and
     the closing words of the host)."""
     reasons = {PAUSED_TEXT, CANNOT_SAVE, f"{CANNOT_SAVE}: No space left on device"}
-    for path in [*(ROOT / "net").glob("*.py"), *(ROOT / "protocol").glob("*.py")]:
+    for path in [
+        *(ROOT / "net").glob("*.py"),
+        *(ROOT / "protocol").glob("*.py"),
+        *(ROOT / "protocol" / "table").glob("*.py"),  # the lobby rules (table/lobby.py)
+    ]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.Call) or not node.args:
                 continue

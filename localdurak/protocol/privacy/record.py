@@ -183,7 +183,8 @@ def transcript_from_dict(d: Any) -> tuple[Setup, list[Message], list[dict[str, A
     if isinstance(d, Mapping) and d.get("format") == OLDEST:
         raise TranscriptError(
             f"a {OLDEST} transcript (dealt from the last shuffle stage, before the deal order "
-            "of the seeds) cannot be replayed by this version: nothing in it can be checked"
+            "of the seeds) cannot be replayed by this version: nothing in it can be checked "
+            f"(this version reads {FORMAT}, {FORMAT_3} and localdurak-privacy/2)"
         )
     # A format that is a list or a dict is no format (and no set member: unhashable).
     if (
