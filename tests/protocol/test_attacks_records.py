@@ -279,7 +279,7 @@ def test_an_honest_key_reveal_replaced_by_a_wrong_key_names_nobody(record: dict[
 def _cut_the_winners_last_moves(record: dict[str, Any], *, envelopes: bool) -> int:
     """The host deletes the winner's last two signed moves and every move after them (steps,
     log, actions), claims it refused them, and writes the winner down as forfeiting, the durak
-    (R-F5 as the host tells it).  ``envelopes``: the refusals carry the seats' real signed
+    (a forfeit as the host tells it).  ``envelopes``: the refusals carry the seats' real signed
     steps (what an honest refusal record carries); else the bare [seat, n] claims."""
     p = record["privacy"]
     ident = p["identity"]
