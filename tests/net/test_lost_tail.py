@@ -41,14 +41,19 @@ def frames(data: bytes) -> list[tuple[int, dict[str, object]]]:
     return out
 
 
-def lose_the_last_steps(state_dir: Path, journal: Path, steps: int) -> int:
-    """What a power cut leaves: the event log without its last ``steps`` relayed steps
-    (and whatever came after them), the journal without their lines.  How many frames
-    went."""
+def lose_the_last_steps(state_dir: Path, journal: Path, steps: int, seen: int) -> int:
+    """What a power cut leaves: the event log without its last ``steps`` relayed steps up
+    to event ``seen`` (one a player is known to have had: the host may have logged more
+    that no player received yet), and whatever came after them; the journal without their
+    lines.  How many frames went."""
     log = state_dir / EVENTS_FILE
     data = log.read_bytes()
     all_frames = frames(data)
-    relayed = [k for k, (_, f) in enumerate(all_frames) if f.get("t") == "privacy_event"]
+    relayed = [
+        k
+        for k, (_, f) in enumerate(all_frames)
+        if f.get("t") == "privacy_event" and f["seq"] <= seen
+    ]
     assert len(relayed) > steps, "too early in the game"
     cut = relayed[-steps]
     log.write_bytes(data[: all_frames[cut][0]])
@@ -76,9 +81,12 @@ def test_the_steps_a_power_cut_lost_come_back_from_the_players_and_the_game_ends
     bob = join(tmp_path, procs, listening, "bob", "--delay", "0.02")
     started = h.event("game_started")
     mid_game(alice, 20)
+    # The lost steps must be ones a player had: alice applied event ``seen`` already (the
+    # host may have logged steps beyond it that nobody received before the cut).
+    seen = max(e["seq"] for e in alice.seen if e.get("event") == "applied")
     h.kill()  # kill -9, then the files as a power cut leaves them
     journal = Path(started["journal"])
-    gone = lose_the_last_steps(journal.parent / ".localdurak-table", journal, steps)
+    gone = lose_the_last_steps(journal.parent / ".localdurak-table", journal, steps, seen)
     assert gone >= steps
     h2 = Proc(localdurak("host", "--resume", str(journal)), env_for(tmp_path / "host"), "h2")
     procs.append(h2)
