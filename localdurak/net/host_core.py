@@ -376,9 +376,16 @@ class HostCore:
             del self.events[:drop]
         self.store.append_event(event)
         actor = event.seat if isinstance(event, PrivacyEvent) else None
+        # A game action is written to the other players at once: what the host does after it
+        # (its move clock's event, its bots' replicas, the rest of the command) is not between
+        # it and them (benchmarks/net.py: the action latency).  Other events go in one write
+        # at the end of the loop's turn (the deal's bursts).
+        now = isinstance(event, PrivacyEvent) and event.step in GAME_STEPS
         for s, slot in enumerate(self.seats):
             if s != actor and slot.peer is not None and slot.peer.synced:
                 slot.peer.push(event)
+                if now:
+                    slot.peer.flush_now()
         if actor is not None and 0 <= actor < len(self.seats):
             # The actor's own copy last: the other players are the ones waiting to see it.
             slot = self.seats[actor]
