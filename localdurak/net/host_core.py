@@ -406,8 +406,7 @@ class HostCore:
                         slot.peer.flush_now()
             self.bots.feed_all(event)
             if self.trace and isinstance(event, PrivacyEvent):
-                # When the host's own seats (its bots) had done their part of it: the event
-                # reaches the sockets only after that (`Peer` writes at the loop turn's end).
+                # When the host's own seats (its bots) had done their part of it.
                 self.on_event({"event": "fed", "seq": event.seq, "t": time.monotonic()})
             if self.trace:
                 for seat in self.bots.newly_decoded():

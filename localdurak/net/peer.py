@@ -52,12 +52,6 @@ class Peer:
         self._queue.append(message)
         self._flush_soon()
 
-    def flush_now(self) -> None:
-        """Write what is queued now rather than at the end of the loop's turn: the host's
-        own seats are about to work on it for a while (`HostCore._emit`)."""
-        if self._queue:
-            self._flush()
-
     def hang_up(self) -> None:
         """Close the connection once everything pushed before is written (a refusal that
         closes, leaving, a connection replaced by a newer one)."""
