@@ -22,6 +22,7 @@ from localdurak.game.actions import Action, Do
 from localdurak.game.bots import NormalBot, StrongBot, make_bot, play_game
 from localdurak.game.bots.strong import _Policy, _Sampler, _Seen
 from localdurak.game.cards import Card, deck_cards, mask_of, parse_cards
+from localdurak.game.endgame import Solver
 from localdurak.game.engine import Game
 from localdurak.game.rules import Rules
 from localdurak.game.view import PlayerView
@@ -407,3 +408,25 @@ def test_a_world_with_every_card_placed_is_played_once() -> None:
     assert fixed, "no search with every card placed"
     assert all(sims <= k for _, sims, k in fixed)
     assert any(sims > k for _, sims, k in unknown)
+
+
+def test_a_playout_solves_a_small_heads_up_ending_exactly() -> None:
+    """A playout that reaches a heads-up bout's start with the stock empty and few cards
+    takes the exact solver's value (game/endgame.py) instead of the policy's play: here
+    the policy would lose a game the attacker wins (three cards against four)."""
+    hands = ["TS 6S 9C", "KH JH QS TD"]
+    g = position(hands, 0, "C", "")
+    plain = _Policy(g.view(0), random.Random(1), 0.0)
+    assert plain.playout(g, g.team(0), 600, 0, 0) == 0.0
+    g = position(hands, 0, "C", "")
+    policy = _Policy(g.view(0), random.Random(1), 0.0)
+    policy.solver = Solver(
+        trump=g.trump,
+        japanese=False,
+        first_bout_five=g.rules.first_bout_five,
+        last_defender_loses=False,
+    )
+    policy.solve_cards = StrongBot.PLAYOUT_SOLVE_CARDS
+    assert policy.playout(g, g.team(0), 600, 0, 0) == 1.0
+    assert policy.playout(position(hands, 0, "C", ""), g.team(1), 600, 1, 0) == 0.0
+    assert policy.solver.memo

@@ -107,13 +107,19 @@ class StrongBot:
     HORIZON: Final = 0
     # With at most this many cards left in the stock at that bout the playout goes on to the
     # game's end instead (the evaluation knows little of who draws the last cards).
-    PLAY_ON: Final = 0
+    PLAY_ON: Final = 4
     # How often a playout seat plays a random legal action instead of the policy's.
     NOISE: Final = 0.0
     # The exact endgame search (two players, the stock empty, every card placed) may use this
     # share of the planned budget; budgeted in playouts, this many nodes a playout.
     SOLVER_SHARE: Final = 0.9
     SOLVER_NODES_PER_PLAYOUT: Final = 20
+    # A playout that reaches a heads-up bout's start with the stock empty and at most this
+    # many cards in the two hands solves the rest exactly (a few hundred nodes at most, the
+    # memo kept for the whole game) instead of playing it out with the policy.
+    PLAYOUT_SOLVE_CARDS: Final = 8
+    PLAYOUT_SOLVE_NODES: Final = 400
+    PLAYOUT_MEMO: Final = 200_000
 
     def __init__(
         self,
@@ -137,6 +143,9 @@ class StrongBot:
         # a program could read every card, which leaves people no chance).
         self.normal.NOTICE_RATE = NOTICE_RATES["strong"]
         self.seen = _Seen()
+        self._psolver: Solver | None = None
+        """The playouts' endgame solver (its memo serves every world of a game)."""
+        self._psolver_key: tuple[object, ...] = ()
         self._start = 0.0
         self.last_simulations = 0
         """Playouts the last decision ran (for tests and benchmarks)."""
@@ -227,6 +236,27 @@ class StrongBot:
             acts.append(h)
         return acts
 
+    def _playout_solver(self, v: PlayerView) -> Solver | None:
+        """The exact solver the playouts use at a small heads-up endgame (game/endgame.py:
+        not Dureń): its memo holds for any game of the same trump and rules, and is kept
+        while it is small."""
+        r = v.rules
+        if r.variant is Variant.DUREN:
+            return None
+        ps = self._psolver
+        key = (v.trump, r.japanese, r.first_bout_five, r.tie, r.transfers)
+        if ps is None or key != self._psolver_key or len(ps.memo) > self.PLAYOUT_MEMO:
+            self._psolver_key = key
+            ps = self._psolver = Solver(
+                trump=v.trump,
+                japanese=r.japanese,
+                first_bout_five=r.first_bout_five,
+                last_defender_loses=r.tie is Tie.LAST_DEFENDER_LOSES,
+                transfers=r.transfers,
+                budget=self.PLAYOUT_SOLVE_NODES,
+            )
+        return ps
+
     # --- the search ---------------------------------------------------------------------
 
     def _search(self, v: PlayerView, cands: Sequence[Action], prior: int) -> Action:
@@ -250,6 +280,8 @@ class StrongBot:
         team = v.teams[v.seat]
         rng = self.rng
         policy = _Policy(v, rng, self.NOISE)
+        policy.solver = self._playout_solver(v)
+        policy.solve_cards = self.PLAYOUT_SOLVE_CARDS
         stop = False
         rounds = 0
         horizon = v.bout + 1 + self.HORIZON
@@ -534,6 +566,9 @@ class _Policy:
         t, low = self.trump, self.low
         self.val = [_val(c, t, low) for c in range(52)]
         self.beats = beat_masks(t, self.jap)
+        self.solver: Solver | None = None
+        """The exact endgame solver, for heads-up endings of at most ``solve_cards`` cards."""
+        self.solve_cards = 0
 
     def playout(
         self, g: Game, team: int, cap: int, seat: int, horizon: int, play_on: int = 0
@@ -541,9 +576,14 @@ class _Policy:
         """Play the world to its end, 1 if ``team`` is not the durak, 0.5 a draw, else 0; or
         while the stock lasts, to the start of bout ``horizon`` and `evaluate` it there."""
         act = self.act
+        solver = self.solver
         for _ in range(cap):
             if g.result is not None:
                 break
+            if solver is not None and not g._att and not g.stock_count:
+                value = self._solve(g, solver, team)
+                if value is not None:
+                    return value
             if not g._att and g.stock_count > play_on and g._bout_no >= horizon:
                 return evaluate(g, seat)
             d = g.defender
@@ -570,6 +610,24 @@ class _Policy:
         if r is None or r.draw:
             return 0.5
         return 0.0 if any(g.team(s) == team for s in r.durak) else 1.0
+
+    def _solve(self, g: Game, solver: Solver, team: int) -> float | None:
+        """A heads-up bout's start, the stock empty, few cards: the exact value for ``team``
+        (1 not the durak, 0.5 a draw, 0 the durak), or None (too big, or out of nodes)."""
+        att, dfd = g.attacker, g.defender
+        if att is None or dfd is None or g.seats - len(g._out) != 2:
+            return None
+        ta, td = g.team(att), g.team(dfd)
+        if ta == td or team not in (ta, td):
+            return None
+        a, d = g._hands[att], g._hands[dfd]
+        if a.bit_count() + d.bit_count() > self.solve_cards:
+            return None
+        found = solver.best(a, d, 0, 0, 0, False, g._defended, True)
+        if found is None:
+            return None
+        val = found[0] if ta == team else -found[0]
+        return (val + 1) / 2
 
     def act(self, g: Game, s: int) -> Action | None:
         acts = g.legal_actions(s)
