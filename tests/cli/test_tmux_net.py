@@ -284,3 +284,133 @@ def _hand(screen: str) -> str:
     lines = screen.splitlines()
     numbers = next(i for i, line in enumerate(lines) if "1    2" in line)
     return lines[numbers - 1].strip()
+
+
+CANNOT_SAVE = {
+    "en": "The host cannot save (the disk is full): this game can no longer be resumed after"
+    " a crash",
+    "ru": "Хозяин стола не может сохранять (диск заполнен): после сбоя эту партию уже не"
+    " продолжить",
+}
+PAUSED = {
+    "en": "The host paused; it will resume. Your seat is kept.",
+    "ru": "Хозяин стола приостановил игру и продолжит её. Ваше место сохранено.",
+}
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 4 MB tmpfs for the host's record folder (root, as for the namespaces).  Mounted
+    before the host starts, so its namespace's copy of the mounts has it."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(disk)], check=True)
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def _said(screen: str) -> str:
+    """The screen's words as one line (a long banner wraps onto a second row)."""
+    rows = (row.strip().strip("│|").strip() for row in screen.splitlines())
+    return " ".join(" ".join(rows).split())
+
+
+def _fill(disk: Path) -> Path:
+    """Take every free byte of ``disk``."""
+    filler = disk / "filler"
+    try:
+        with open(filler, "wb") as f:
+            while True:
+                f.write(b"\0" * 65536)
+                f.flush()
+    except OSError:
+        pass  # full: the write (or the close's flush) failed
+    return filler
+
+
+def test_the_disk_fills_under_a_live_game_every_friend_is_told_and_it_resumes(
+    lan3: NetnsLan, tmux: None, tmp_path: Path, small_disk: Path
+) -> None:
+    """Three laptops, Vera's client in Russian.  Mid-game the host's record folder fills up:
+    every screen says, in its own language, that the host cannot save, and the game goes on
+    from memory.  Space is freed: the words go away once the host has written everything
+    again.  Then Anna stops the table (q, y), runs the ``--resume`` line, and both friends
+    are back at their seats with their hands: nothing was lost while the disk was full."""
+    lan = lan3
+    records = small_disk / "records"
+    host_screen = _start(
+        lan,
+        0,
+        "host",
+        tmp_path / "anna",
+        f"host --name Kitchen --seats 3 --player Anna --record-dir {records}",
+    )
+    screen = _wait(host_screen, "Waiting for:")
+    port = re.search(re.escape(lan.addresses[0]) + r":(\d+)", screen)
+    assert port is not None
+    address = f"{lan.addresses[0]}:{port.group(1)}"
+    lang = {"host": "en", "vera": "ru", "boris": "en"}
+    friends = {
+        "vera": _start(
+            lan, 1, "vera", tmp_path / "vera", f"--lang ru join --address {address} --name Vera"
+        ),
+        "boris": _start(
+            lan, 2, "boris", tmp_path / "boris", f"join --address {address} --name Boris"
+        ),
+    }
+    _wait(friends["vera"], "Код для сверки с хозяином стола:", 20)
+    _wait(friends["boris"], "Code to compare with the host:", 20)
+    for name in friends:
+        _tmux("send-keys", "-t", name, "r")
+    _wait(host_screen, "Boris")
+    _wait(host_screen, "Vera")
+    _tmux("send-keys", "-t", "host", "r")
+    everyone = {"host": host_screen, **friends}
+    you = {"host": "you: Anna", "vera": "вы: Vera", "boris": "you: Boris"}
+    for name, capture in everyone.items():
+        _wait(capture, you[name], 30)
+    first = _log(host_screen())
+    _play_until(everyone, lambda s: any(y in s for y in you.values()) and _log(s) != first)
+
+    filler = _fill(small_disk)
+    # The next writes fail: every screen says so in its language, and play goes on.
+    told = set(CANNOT_SAVE.values())
+    _play_until(everyone, lambda s: any(t in _said(s) for t in told))
+    for name, capture in everyone.items():
+        assert CANNOT_SAVE[lang[name]] in _said(capture()), name
+
+    filler.unlink()
+    # The host writes everything again once the disk takes it; the words go away.
+    _play_until(everyone, lambda s: not any(t in _said(s) for t in told))
+
+    _tmux("send-keys", "-t", "host", "q")
+    _wait(host_screen, "Leave and close the table? y/n")
+    _tmux("send-keys", "-t", "host", "y")
+    for name, capture in friends.items():
+        assert "Traceback" not in _wait(capture, PAUSED[lang[name]], 20)
+    hands = {name: _hand(capture()) for name, capture in friends.items()}
+    _wait(host_screen, "EXIT=0", 20)
+    joined = _tmux("capture-pane", "-p", "-J", "-t", "host")
+    resume = re.search(r"localdurak host --resume (\S+)", joined)
+    assert resume is not None, joined
+    _tmux(
+        "respawn-pane", "-k", "-t", "host",
+        _command(lan, 0, tmp_path / "anna", f"host --resume {resume.group(1)}"),
+    )  # fmt: skip
+    _wait(host_screen, "you: Anna", 30)
+    for name, capture in friends.items():
+        deadline = time.monotonic() + 30
+        screen = capture()
+        while PAUSED[lang[name]] in screen or you[name] not in screen:
+            assert time.monotonic() < deadline, screen
+            time.sleep(0.1)
+            screen = capture()
+        assert "Traceback" not in screen
+        assert _hand(screen) == hands[name], screen  # his seat, his hand
+    back = {name: _log(capture()) for name, capture in everyone.items()}
+    _play_until(
+        everyone,
+        lambda s: any(y in s for y in you.values()) and _log(s) not in back.values(),
+    )
