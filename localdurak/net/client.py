@@ -83,7 +83,6 @@ from localdurak.protocol.messages import (
     Message,
     Notice,
     Presence,
-    Privacy,
     PrivacyEvent,
     Resume,
     TableClosed,
@@ -441,15 +440,7 @@ class ClientSession(SessionPort, SessionSaved):
         back = [ev for ev in self._recent if kept < ev.seq <= had]
         log.info("the host lost events %d..%d: giving back %d steps", kept + 1, had, len(back))
         for ev in back:
-            cmd = Privacy(
-                id=self._take_id(),
-                game=ev.game,
-                n=ev.n,
-                step=ev.step,
-                body=ev.body,
-                sig=ev.sig,
-                seat=ev.seat,
-            )
+            cmd = ev.command(self._take_id(), seat=ev.seat)
             await self.channel.send(cmd)
 
     async def _report_cheat(self, e: Exception) -> bool:
