@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.procs import Proc
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # The modules whose tests run alone, and why (their timers or their figures).
@@ -100,3 +102,12 @@ def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
         return
     with _turn(uid, item.get_closest_marker("alone") is not None):
         yield
+
+
+@pytest.fixture
+def procs() -> Iterator[list[Proc]]:
+    """Processes a test starts (`tests.support.procs.Proc`): killed when it ends."""
+    started: list[Proc] = []
+    yield started
+    for p in started:
+        p.kill()

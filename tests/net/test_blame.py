@@ -21,7 +21,7 @@ from localdurak.cli.main import main
 from localdurak.game.rules import Rules
 from localdurak.net.api import EventKind
 from localdurak.net.client import Address, ClientSession
-from localdurak.net.host import HostOptions, TableHost
+from localdurak.net.host import TableHost
 from localdurak.net.identity import load_or_create
 from localdurak.protocol.privacy.audit import AuditReport, audit
 from localdurak.protocol.privacy.group import GROUP, Point
@@ -31,6 +31,7 @@ from localdurak.protocol.privacy.roles import Player
 from localdurak.protocol.privacy.transcript import strip_step
 from localdurak.protocol.signing import key_fingerprint
 from tests.protocol.test_not_me import false_not_me
+from tests.support.hosts import loopback
 
 
 async def until(cond: Any, sessions: Sequence[ClientSession], timeout: float = 30) -> None:
@@ -86,14 +87,11 @@ async def _abort_over_tls(
     ident = load_or_create(tmp_path / "host")
     host = TableHost(
         ident,
-        HostOptions(
+        loopback(
+            tmp_path,
             name="Blame",
             seats=3,
             rules=Rules(deck=36),
-            record_dir=tmp_path / "records",
-            port=0,
-            advertise=False,
-            host="127.0.0.1",
             hold=60,
         ),
         on_event=events.append,
