@@ -97,9 +97,13 @@ def test_the_steps_a_power_cut_lost_come_back_from_the_players_and_the_game_ends
     over = h2.event("game_over", 180)
     assert "forfeit" not in over and "aborted" not in over, over
     assert h2.wait(30) == 0
+    # Both came back and said they were done giving back: the host did not wait out its
+    # gathering (a `gathered` line names whom it waited for in vain).
+    assert not [e for e in h2.seen if e.get("event") == "gathered"], h2.seen
     for c in (alice, bob):
         assert c.wait(30) == 0
         assert "Traceback" not in "".join(c.stderr)
+        assert "cannot go on here" not in "".join(c.stderr), c.stderr
     record = check_record(over["record"])
     # The record says what happened: the host resumed behind its players, who gave back.
     assert record["host_resumed"][0]["kept"] == lost["have"], record.get("host_resumed")
