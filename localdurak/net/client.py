@@ -189,12 +189,15 @@ class ClientSession(SessionPort, SessionSaved):
                                 incoming = asyncio.ensure_future(ch.recv())
                             done, _ = await asyncio.wait({incoming}, timeout=IDLE_VERIFY_S)
                             if not done:
+                                t0 = time.monotonic()
                                 try:
                                     self._ahead = self.game.verify_ahead()
                                 except BROKEN as e:
                                     if not await self._report_cheat(e):
                                         self._finish(f"{BROKEN_TEXT}: {e}")
                                         return
+                                if self.trace is not None:
+                                    self.trace({"event": "ahead", "t0": t0, "t": time.monotonic()})
                                 self._trace_checked()
                                 continue
                         if incoming is not None:
@@ -402,6 +405,7 @@ class ClientSession(SessionPort, SessionSaved):
         seq = getattr(m, "seq", None)
         if seq is not None and self.last_seq is not None and seq <= self.last_seq:
             return  # already applied (a resume overlapping what we had)
+        t0 = time.monotonic()
         try:
             out = self._apply(m)
             if seq is not None:
@@ -417,8 +421,14 @@ class ClientSession(SessionPort, SessionSaved):
                 self.last_seq = seq  # not followed: we stopped at the cheat
                 return
             raise Broken(str(e)) from e
+        t1 = time.monotonic()
         if out:
             await self._send_signed(out)
+        if self.trace is not None and isinstance(m, PrivacyEvent):
+            # Where a step's time goes at this seat: taken up (t0), checked and answered
+            # (t1), the answer saved and written (t).
+            step = {"event": "ev", "seq": m.seq, "step": m.step, "seat": m.seat, "t0": t0}
+            self.trace(step | {"t1": t1, "t": time.monotonic(), "sent": [s.step for s in out]})
         self.notify()
 
     async def _give_back(self, kept: int, had: int) -> None:

@@ -47,6 +47,7 @@ from localdurak.protocol.messages import (
     TableState,
 )
 from localdurak.protocol.privacy.group import GROUP
+from localdurak.protocol.table.common import GAME_STEPS
 from localdurak.protocol.table.host import HostGame
 
 log = logging.getLogger("localdurak.net.host")
@@ -387,9 +388,16 @@ class HostCore:
             del self.events[:drop]
         self.store.append_event(event)
         actor = event.seat if isinstance(event, PrivacyEvent) else None
+        # A game action is written to the other players at once: what the host does after it
+        # (its move clock's event, its bots' replicas, the rest of the command) is not between
+        # it and them (benchmarks/net.py: the action latency).  Other events go in one write
+        # at the end of the loop's turn (the deal's bursts).
+        now = isinstance(event, PrivacyEvent) and event.step in GAME_STEPS
         for s, slot in enumerate(self.seats):
             if s != actor and slot.peer is not None and slot.peer.synced:
                 slot.peer.push(event)
+                if now:
+                    slot.peer.flush_now()
         if actor is not None and 0 <= actor < len(self.seats):
             # The actor's own copy last: the other players are the ones waiting to see it.
             slot = self.seats[actor]
@@ -398,7 +406,20 @@ class HostCore:
         if self.trace:
             self._trace(event, stamp)
         if isinstance(event, GameStarted | PrivacyEvent):
+            if self.bots.bots() and not (
+                isinstance(event, PrivacyEvent) and event.step in GAME_STEPS
+            ):
+                # The start's steps (shuffle stages, strips) go to the sockets before the
+                # host's own seats check them and make theirs: a bot's check of a shuffle
+                # stage is tens of milliseconds, and every other seat waited for the relay
+                # meanwhile (benchmarks/start_timeline.py).
+                for slot in self.seats:
+                    if slot.peer is not None:
+                        slot.peer.flush_now()
             self.bots.feed_all(event)
+            if self.trace and isinstance(event, PrivacyEvent):
+                # When the host's own seats (its bots) had done their part of it.
+                self.on_event({"event": "fed", "seq": event.seq, "t": time.monotonic()})
             if self.trace:
                 for seat in self.bots.newly_decoded():
                     t, cpu, mul = time.monotonic(), time.process_time(), GROUP.counts["mul"]
@@ -427,7 +448,7 @@ class HostCore:
             cpu, mul = time.process_time(), GROUP.counts["mul"]
             self.on_event(
                 {"event": "step", "seq": event.seq, "step": event.step, "t": now}
-                | {"cpu": cpu, "mul": mul}
+                | {"seat": event.seat, "cpu": cpu, "mul": mul}
             )
             if event.step in ("play", "act"):
                 self.on_event({"event": "relay", "seq": event.seq, "seat": event.seat, "t": now})

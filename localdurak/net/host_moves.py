@@ -5,6 +5,7 @@ waits for in cheating mode; the move clock (past it the seat waited for forfeits
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 from localdurak.game.outcome import Phase as EnginePhase
@@ -50,6 +51,8 @@ class HostMoves(HostCore):
             raise Unavailable("no game is being played")
         if g.duplicate(seat, cmd):
             return None  # a reconnecting client sent it again: already relayed
+        if self.trace:
+            self.on_event({"event": "got", "seat": seat, "step": cmd.step, "t": time.monotonic()})
         if self._hold_back(g, seat, cmd, peer):
             raise HeldBack()
         try:

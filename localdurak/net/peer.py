@@ -29,7 +29,9 @@ class Peer:
     What the host pushes goes out at the end of the event loop's current turn, in one write
     (one TLS record, one system call) for everything pushed meanwhile: a burst of events (the
     deal) is batched, and a single action reaches the socket without a task, a queue or a
-    lock per player on its way (benchmarks/net.py)."""
+    lock per player on its way (benchmarks/net.py).  `flush_now` writes at once what is
+    queued: a game action goes to the other players before the host's bookkeeping after it
+    (its move clock, its bots' replicas)."""
 
     def __init__(self, channel: Channel, key: bytes, name: str) -> None:
         self.channel = channel
@@ -40,7 +42,7 @@ class Peer:
         """True once the peer gets live events (after its first lobby or its resume)."""
         self.tasks: list[asyncio.Task[None]] = []
         self._queue: list[Message] = []
-        self._flushing = False
+        self._flushing: asyncio.Handle | None = None
         self._hanging_up = False
         self._closing: asyncio.Task[None] | None = None
 
@@ -58,18 +60,23 @@ class Peer:
 
     async def finished(self) -> None:
         """Wait until what was pushed is written and, after `hang_up`, the channel closed."""
-        while self._flushing:
+        while self._flushing is not None:
             await asyncio.sleep(0)
         if self._closing is not None:
             await self._closing
 
+    def flush_now(self) -> None:
+        """Write what is queued now rather than at the end of the loop's turn."""
+        if self._flushing is not None:
+            self._flushing.cancel()
+            self._flush()
+
     def _flush_soon(self) -> None:
-        if not self._flushing:
-            self._flushing = True
-            asyncio.get_running_loop().call_soon(self._flush)
+        if self._flushing is None:
+            self._flushing = asyncio.get_running_loop().call_soon(self._flush)
 
     def _flush(self) -> None:
-        self._flushing = False
+        self._flushing = None
         batch, self._queue = self._queue, []
         if self.channel.closed:
             return

@@ -12,6 +12,7 @@ import os
 import random
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,14 +20,15 @@ import pytest
 
 from localdurak.game.actions import Action, Do
 from localdurak.game.bots import NormalBot, StrongBot, make_bot, play_game
-from localdurak.game.bots.strong import _Sampler, _Seen
-from localdurak.game.cards import Card, deck_cards, mask_of
+from localdurak.game.bots.strong import _Policy, _Sampler, _Seen
+from localdurak.game.cards import Card, deck_cards, mask_of, parse_cards
+from localdurak.game.endgame import Solver
 from localdurak.game.engine import Game
 from localdurak.game.rules import Rules
 from localdurak.game.view import PlayerView
 from tests.game.test_bots import Checked
 from tests.game.test_engine_random import CASES
-from tests.support.engine_helpers import random_deck
+from tests.support.engine_helpers import position, random_deck
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -361,3 +363,70 @@ def test_the_endgame_search_gets_the_strong_bot_s_budget() -> None:
         play_game(game, [spy, NormalBot(random.Random(2))], rng)
         assert spy.spent, "no endgame was reached"
         assert max(spy.spent) <= budget / 1000 * 1.1
+
+
+def test_the_playout_policy_leads_what_the_defender_cannot_beat_in_the_endgame() -> None:
+    """With the stock empty a playout's attacker leads, as normal does, the cards of one rank
+    the world's defender cannot beat (R-B1: together), not merely its cheapest card."""
+    g = position(["7S 6H 6D AS", "8S 9S"], 0, "C", "")
+    policy = _Policy(g.view(0), random.Random(1), 0.0)
+    a = policy.act(g, 0)
+    assert a is not None and a.do is Do.ATTACK
+    assert sorted(a.cards) == sorted(parse_cards(["6H", "6D"]))
+    g.apply(a)  # the engine takes it: a legal opening
+    assert g.defender == 1
+
+
+class FixedWorldSpy(StrongBot):
+    """Records, for each search, whether every card was placed, the playouts and candidates."""
+
+    def __init__(self, seed: int, sims: int) -> None:
+        super().__init__(random.Random(seed), simulations=sims)
+        self.log: list[tuple[bool, int, int]] = []
+
+    def _search(self, v: PlayerView, cands: Sequence[Action], prior: int) -> Action:
+        sampler = _Sampler.of(v, self.seen)
+        a = super()._search(v, cands, prior)
+        if sampler is not None:
+            self.log.append((not sampler.pool, self.last_simulations, len(cands)))
+        return a
+
+
+def test_a_world_with_every_card_placed_is_played_once() -> None:
+    """Heads-up at the end every card is placed: every world is the same and the policy is
+    fixed, so each candidate is played out once (the time goes to the exact search)."""
+    rules = Rules()
+    fixed: list[tuple[bool, int, int]] = []
+    unknown: list[tuple[bool, int, int]] = []
+    for seed in range(6):
+        spy = FixedWorldSpy(seed, 40)
+        rng = random.Random(seed)
+        game = Game.deal(rules, 2, 0, random_deck(rules, rng))
+        play_game(game, [spy, NormalBot(random.Random(seed + 9))], rng)
+        fixed += [x for x in spy.log if x[0]]
+        unknown += [x for x in spy.log if not x[0]]
+    assert fixed, "no search with every card placed"
+    assert all(sims <= k for _, sims, k in fixed)
+    assert any(sims > k for _, sims, k in unknown)
+
+
+def test_a_playout_solves_a_small_heads_up_ending_exactly() -> None:
+    """A playout that reaches a heads-up bout's start with the stock empty and few cards
+    takes the exact solver's value (game/endgame.py) instead of the policy's play: here
+    the policy would lose a game the attacker wins (three cards against four)."""
+    hands = ["TS 6S 9C", "KH JH QS TD"]
+    g = position(hands, 0, "C", "")
+    plain = _Policy(g.view(0), random.Random(1), 0.0)
+    assert plain.playout(g, g.team(0), 600, 0, 0) == 0.0
+    g = position(hands, 0, "C", "")
+    policy = _Policy(g.view(0), random.Random(1), 0.0)
+    policy.solver = Solver(
+        trump=g.trump,
+        japanese=False,
+        first_bout_five=g.rules.first_bout_five,
+        last_defender_loses=False,
+    )
+    policy.solve_cards = StrongBot.PLAYOUT_SOLVE_CARDS
+    assert policy.playout(g, g.team(0), 600, 0, 0) == 1.0
+    assert policy.playout(position(hands, 0, "C", ""), g.team(1), 600, 1, 0) == 0.0
+    assert policy.solver.memo

@@ -13,25 +13,23 @@ from typing import Any
 from localdurak.game.rules import Rules
 from localdurak.net.api import MoveClock
 from localdurak.net.client import Address, ClientSession
-from localdurak.net.host import HostOptions, TableHost
+from localdurak.net.host import TableHost
 from localdurak.net.identity import load_or_create
 from localdurak.protocol.privacy.audit import audit
+from tests.support.hosts import loopback
 
 
 async def test_a_silent_player_forfeits_on_the_clock(tmp_path: Path) -> None:
     events: list[dict[str, Any]] = []
     host = TableHost(
         load_or_create(tmp_path / "host"),
-        HostOptions(
+        loopback(
+            tmp_path,
             name="Clock",
             seats=2,
             bots=1,
             bot_level="random",
             rules=Rules(deck=24),
-            record_dir=tmp_path / "records",
-            port=0,
-            advertise=False,
-            host="127.0.0.1",
             move_time=1.0,
             hold=600,
         ),
@@ -77,16 +75,13 @@ async def test_a_silent_player_forfeits_on_the_clock(tmp_path: Path) -> None:
 async def test_no_clock_when_it_is_off(tmp_path: Path) -> None:
     host = TableHost(
         load_or_create(tmp_path / "host"),
-        HostOptions(
+        loopback(
+            tmp_path,
             name="No clock",
             seats=2,
             bots=2,
             bot_level="random",
             rules=Rules(deck=24),
-            record_dir=tmp_path / "records",
-            port=0,
-            advertise=False,
-            host="127.0.0.1",
             move_time=0,
         ),
     )

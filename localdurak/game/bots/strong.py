@@ -46,6 +46,7 @@ from localdurak.game.cards import (
     CARDS,
     RANK_MASK,
     Card,
+    beat_masks,
     beats,
     cards_of,
     deck_mask,
@@ -89,7 +90,7 @@ class StrongBot:
     name = "strong"
 
     # The share of the budget the search plans to use (the rest is slack for a loaded machine).
-    BUDGET_SHARE: Final = 0.65
+    BUDGET_SHARE: Final = 0.85
     # A playout stops after this many actions (a cycle of takes); it then counts as a draw.
     PLAYOUT_CAP: Final = 600
     # The heuristic's own answer is preferred unless another is this much better (in the
@@ -104,12 +105,21 @@ class StrongBot:
     # A playout stops at the start of the HORIZON-th bout after this one and evaluates the
     # position (while the stock lasts; with the stock empty it plays to the end).
     HORIZON: Final = 0
+    # With at most this many cards left in the stock at that bout the playout goes on to the
+    # game's end instead (the evaluation knows little of who draws the last cards).
+    PLAY_ON: Final = 4
     # How often a playout seat plays a random legal action instead of the policy's.
     NOISE: Final = 0.0
     # The exact endgame search (two players, the stock empty, every card placed) may use this
     # share of the planned budget; budgeted in playouts, this many nodes a playout.
-    SOLVER_SHARE: Final = 0.8
+    SOLVER_SHARE: Final = 0.9
     SOLVER_NODES_PER_PLAYOUT: Final = 20
+    # A playout that reaches a heads-up bout's start with the stock empty and at most this
+    # many cards in the two hands solves the rest exactly (a few hundred nodes at most, the
+    # memo kept for the whole game) instead of playing it out with the policy.
+    PLAYOUT_SOLVE_CARDS: Final = 8
+    PLAYOUT_SOLVE_NODES: Final = 400
+    PLAYOUT_MEMO: Final = 200_000
 
     def __init__(
         self,
@@ -133,6 +143,9 @@ class StrongBot:
         # a program could read every card, which leaves people no chance).
         self.normal.NOTICE_RATE = NOTICE_RATES["strong"]
         self.seen = _Seen()
+        self._psolver: Solver | None = None
+        """The playouts' endgame solver (its memo serves every world of a game)."""
+        self._psolver_key: tuple[object, ...] = ()
         self._start = 0.0
         self.last_simulations = 0
         """Playouts the last decision ran (for tests and benchmarks)."""
@@ -223,6 +236,27 @@ class StrongBot:
             acts.append(h)
         return acts
 
+    def _playout_solver(self, v: PlayerView) -> Solver | None:
+        """The exact solver the playouts use at a small heads-up endgame (game/endgame.py:
+        not Dureń): its memo holds for any game of the same trump and rules, and is kept
+        while it is small."""
+        r = v.rules
+        if r.variant is Variant.DUREN:
+            return None
+        ps = self._psolver
+        key = (v.trump, r.japanese, r.first_bout_five, r.tie, r.transfers)
+        if ps is None or key != self._psolver_key or len(ps.memo) > self.PLAYOUT_MEMO:
+            self._psolver_key = key
+            ps = self._psolver = Solver(
+                trump=v.trump,
+                japanese=r.japanese,
+                first_bout_five=r.first_bout_five,
+                last_defender_loses=r.tie is Tie.LAST_DEFENDER_LOSES,
+                transfers=r.transfers,
+                budget=self.PLAYOUT_SOLVE_NODES,
+            )
+        return ps
+
     # --- the search ---------------------------------------------------------------------
 
     def _search(self, v: PlayerView, cands: Sequence[Action], prior: int) -> Action:
@@ -246,6 +280,8 @@ class StrongBot:
         team = v.teams[v.seat]
         rng = self.rng
         policy = _Policy(v, rng, self.NOISE)
+        policy.solver = self._playout_solver(v)
+        policy.solve_cards = self.PLAYOUT_SOLVE_CARDS
         stop = False
         rounds = 0
         horizon = v.bout + 1 + self.HORIZON
@@ -262,11 +298,15 @@ class StrongBot:
                     break
                 game = sampler.build(v, sim_rules, world, self.seen.opener)
                 game.apply(cands[i])
-                vals[i][rounds] = policy.playout(game, team, self.PLAYOUT_CAP, v.seat, horizon)
+                vals[i][rounds] = policy.playout(
+                    game, team, self.PLAYOUT_CAP, v.seat, horizon, self.PLAY_ON
+                )
                 sims += 1
                 if clock is not None:
                     mean_sim = (clock() - start) / sims
             rounds += 1
+            if not sampler.pool:
+                break  # every card placed: every world is this one, and the policy is fixed
             if rounds >= self.HALVE_AFTER and not stop:
                 ref = max(alive, key=lambda i: _mean(vals[i]))
                 alive = [
@@ -278,7 +318,10 @@ class StrongBot:
         if prior < 0 or best == prior:
             return cands[best]
         # Overrule the heuristic only when the paired difference is clear.
-        diff, se = _paired(vals[best], vals[prior])
+        if sampler.pool:
+            diff, se = _paired(vals[best], vals[prior])
+        else:  # one world, played out exactly as the policy plays: no noise
+            diff, se = _mean(vals[best]) - _mean(vals[prior]), 0.0
         if diff > self.PRIOR and diff > self.OVERRULE * se:
             return cands[best]
         return default
@@ -522,15 +565,26 @@ class _Policy:
         self.duren = v.rules.variant is Variant.DUREN
         t, low = self.trump, self.low
         self.val = [_val(c, t, low) for c in range(52)]
+        self.beats = beat_masks(t, self.jap)
+        self.solver: Solver | None = None
+        """The exact endgame solver, for heads-up endings of at most ``solve_cards`` cards."""
+        self.solve_cards = 0
 
-    def playout(self, g: Game, team: int, cap: int, seat: int, horizon: int) -> float:
+    def playout(
+        self, g: Game, team: int, cap: int, seat: int, horizon: int, play_on: int = 0
+    ) -> float:
         """Play the world to its end, 1 if ``team`` is not the durak, 0.5 a draw, else 0; or
         while the stock lasts, to the start of bout ``horizon`` and `evaluate` it there."""
         act = self.act
+        solver = self.solver
         for _ in range(cap):
             if g.result is not None:
                 break
-            if not g._att and g.stock_count and g._bout_no >= horizon:
+            if solver is not None and not g._att and not g.stock_count:
+                value = self._solve(g, solver, team)
+                if value is not None:
+                    return value
+            if not g._att and g.stock_count > play_on and g._bout_no >= horizon:
                 return evaluate(g, seat)
             d = g.defender
             a: Action | None = None
@@ -556,6 +610,24 @@ class _Policy:
         if r is None or r.draw:
             return 0.5
         return 0.0 if any(g.team(s) == team for s in r.durak) else 1.0
+
+    def _solve(self, g: Game, solver: Solver, team: int) -> float | None:
+        """A heads-up bout's start, the stock empty, few cards: the exact value for ``team``
+        (1 not the durak, 0.5 a draw, 0 the durak), or None (too big, or out of nodes)."""
+        att, dfd = g.attacker, g.defender
+        if att is None or dfd is None or g.seats - len(g._out) != 2:
+            return None
+        ta, td = g.team(att), g.team(dfd)
+        if ta == td or team not in (ta, td):
+            return None
+        a, d = g._hands[att], g._hands[dfd]
+        if a.bit_count() + d.bit_count() > self.solve_cards:
+            return None
+        found = solver.best(a, d, 0, 0, 0, False, g._defended, True)
+        if found is None:
+            return None
+        val = found[0] if ta == team else -found[0]
+        return (val + 1) / 2
 
     def act(self, g: Game, s: int) -> Action | None:
         acts = g.legal_actions(s)
@@ -583,14 +655,33 @@ class _Policy:
         hand = g._hands[s]
         best = acts[0]
         best_score = 1e9
+        d = g.defender
+        # The endgame (the stock empty): a card the defender cannot beat first, as normal
+        # leads (the world's defender hand is the sample's, not anybody's real cards).
+        dh = g._hands[d] if not g.stock_count and d is not None else -1
+        bm = self.beats
+        hard = 20.0 if g.seats - len(g._out) == 2 else 6.0
         for a in acts:
             if a.do is not Do.ATTACK:
                 continue
             c = a.cards[0]
             same = (hand & RANK_MASK[c % 13]).bit_count()
             score = val[c] - 1.5 * (same - 1)
+            if dh >= 0 and not dh & bm[c]:
+                score -= hard
             if score < best_score:
                 best, best_score = a, score
+        if dh >= 0 and d is not None and best.do is Do.ATTACK:
+            # R-B1: every card of that rank he cannot beat goes with it.
+            c = best.cards[0]
+            group = [
+                x
+                for x in cards_of(hand & RANK_MASK[c % 13])
+                if x != c and x // 13 != trump and not dh & bm[x]
+            ]
+            room = min(g._limit, dh.bit_count()) - 1
+            if group and room > 0:
+                return Action.attack(s, c, *group[:room])
         return best
 
     def _throw(self, g: Game, s: int, acts: list[Action]) -> Action | None:
