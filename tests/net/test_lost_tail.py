@@ -8,7 +8,6 @@ forfeited, named the durak and blamed by the audit (3 of 3).  Real processes on 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import msgpack
@@ -18,14 +17,6 @@ from localdurak.net.host import EVENTS_FILE
 from tests.net.test_e2e import host, join, mid_game
 from tests.soak.common import check_record
 from tests.support.procs import Proc, env_for, localdurak
-
-
-@pytest.fixture
-def procs() -> Iterator[list[Proc]]:
-    started: list[Proc] = []
-    yield started
-    for p in started:
-        p.kill()
 
 
 def frames(data: bytes) -> list[tuple[int, dict[str, object]]]:

@@ -102,16 +102,13 @@ async def test_a_player_who_drops_on_his_turn_is_held_not_clocked(tmp_path: Path
     events: list[dict[str, Any]] = []
     host = TableHost(
         load_or_create(tmp_path / "host"),
-        HostOptions(
+        loopback(
+            tmp_path,
             name="Held",
             seats=2,
             bots=1,
             bot_level="random",
             rules=Rules(deck=24),
-            record_dir=tmp_path / "records",
-            port=0,
-            advertise=False,
-            host="127.0.0.1",
             move_time=1.0,
             hold=3.0,
         ),
