@@ -80,6 +80,9 @@ class BotSeat:
         """The game's last relayed steps it took, every seat's (`RECENT_SEEN`): the bot's seat
         is saved before the table's log, so after a power cut it may hold steps the log
         lost; the resumed host takes them back from here (checked like any step)."""
+        self.outbox: list[tuple[int, Privacy]] = []
+        """Its signed steps not posted to the host yet, in the order it signed them (an
+        action waits a moment: `HostBots.send`)."""
         self.last_seq = 0
         self.resting_until = 0.0
         """After the host refused one of its steps, the bot does not try again before this
@@ -248,10 +251,24 @@ class HostBots:
         for signed in out:
             cmd = signed.command(bot.next_id)
             bot.next_id += 1
+            bot.outbox.append((s, cmd))
             if delay > 0:
-                asyncio.get_running_loop().call_later(delay, self._post, s, cmd)
+                asyncio.get_running_loop().call_later(delay, self._post_through, bot, cmd)
             else:
-                self._post(s, cmd)
+                self._post_through(bot, cmd)
+
+    def _post_through(self, bot: BotSeat, cmd: Privacy) -> None:
+        """Post the bot's queued steps up to ``cmd``, in the order it signed them: the host
+        takes a seat's steps in the order of its counter (docs/privacy.md "The order of a
+        seat's steps"), so a step the bot signed after an action it holds back a moment (a
+        strip a refill asks for, meanwhile) sends that action first, early."""
+        if not any(c is cmd for _, c in bot.outbox):
+            return  # posted already, before a later step
+        while bot.outbox:
+            s, c = bot.outbox.pop(0)
+            self._post(s, c)
+            if c is cmd:
+                return
 
     def resend_pending(self, post: Post | None = None) -> None:
         """Whatever the bots signed that the old host never relayed, again (a resume, once
@@ -261,6 +278,7 @@ class HostBots:
         post = post or self._post
         for s, bot in self.bots():
             again, bot.sent = bot.sent, []
+            bot.outbox = []  # in `pending`, sent now
             for signed in [*again, *bot.pending]:
                 post(s, signed.command(bot.next_id))
                 bot.next_id += 1
