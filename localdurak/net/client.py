@@ -438,9 +438,9 @@ class ClientSession(SessionPort, SessionSaved):
         (its last frames were lost, a power cut): we give back the signed steps we hold
         after ``kept``, every seat's, in their order.  The host checks each as it checked
         the original (the seat's signature binds it), so nothing is taken on our word."""
-        if self.channel is None or self.game is None or kept >= had:
+        if self.channel is None or kept >= had:
             return
-        back = [ev for ev in self._recent if kept < ev.seq <= had]
+        back = [ev for ev in self._recent if kept < ev.seq <= had] if self.game else []
         log.info("the host lost events %d..%d: giving back %d steps", kept + 1, had, len(back))
         for ev in back:
             cmd = Privacy(
@@ -453,6 +453,10 @@ class ClientSession(SessionPort, SessionSaved):
                 seat=ev.seat,
             )
             await self.channel.send(cmd)
+        # Done: a second `resume` says so (the host holds every new step, its bots' and
+        # ours, until each player back gave back what it lost; docs/protocol.md §7).
+        assert self.last_seq is not None
+        await self.channel.send(Resume(id=self._take_id(), last_seq=self.last_seq))
 
     async def _report_cheat(self, e: Exception) -> bool:
         """Our own check found that another seat cheated (`CheatFound`; privacy.md "Blame goes to
