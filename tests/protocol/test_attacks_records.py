@@ -370,3 +370,144 @@ def test_honest_refusals_of_moves_that_lost_a_race_audit_clean() -> None:
     assert claimed and all(len(c) == 3 for c in claimed), claimed
     report = audit(record, require_actions=True)
     assert report.clean, report.faults
+
+
+# --- the host's word about when a refused step came ---------------------------------------------
+
+
+def test_deleted_moves_placed_after_a_later_step_of_their_seat_are_shown(
+    record: dict[str, Any],
+) -> None:
+    """The host deletes the winner's last moves and all after them, and claims it refused them
+    — placed after a later step of the same seat (its key reveal), where a step would have been
+    refused by its counter whatever it was (it came after one its seat signed later).  The
+    seat signed its steps under the rule that the host takes them in the order it signed them
+    (its counter): such a placement is the host's, the record was altered — naming nobody."""
+    _cut_the_winners_last_moves(record, envelopes=True)
+    ident = record["privacy"]["identity"]
+    end = len(record["privacy"]["log"])
+    for claim in ident["refused"]:
+        claim[2]["at"] = end  # after every seat's key reveal, a later step of the same seat
+    report = audit(record, require_actions=True)
+    blames_the_record_only(report)
+    assert any("order" in f.what and "refused" in f.what for f in report.faults), report.faults
+
+
+def test_a_seat_that_signs_two_steps_with_one_counter_is_named() -> None:
+    """A seat signs a second, different step under a counter whose step the host accepted (an
+    equivocation: it could show one step to one party, another to another).  The host refuses
+    it as a replay and keeps it as evidence; the audit names that seat — its two signatures
+    are the proof — and nobody else."""
+    from localdurak.protocol.errors import Replayed
+    from localdurak.protocol.table.common import Signed
+
+    with mock.patch("os.urandom", random.Random(5).randbytes):
+        g = MemoryGame(2, Rules(deck=24), seed=5)
+        g.deal()
+        for _ in range(6):
+            assert g.step()
+        seat = g.seats[1]
+        mine = [st for st in g.host.steps if st["seat"] == 1]
+        last, nonce = mine[-1], mine[0]
+        body = [message_from_json(g.host.privacy.t.log[i].to_json()).to_dict() for i in nonce["at"]]
+        sig = g.keys[1].sign(action_payload(seat.bound, 1, last["n"], nonce["step"], body))
+        with pytest.raises(Replayed):
+            g.host.receive(1, Signed(seat.game_id, last["n"], nonce["step"], body, sig).command(0))
+        g.play_out()
+    record = json.loads(json.dumps(g.record()))
+    report = audit(record, require_actions=True)
+    assert report.guilty == (1,), report.faults
+    assert any(f"counter #{last['n']}" in f.what for f in report.faults), report.faults
+
+
+def _as_format_4(game: MemoryGame, record: dict[str, Any]) -> None:
+    """``record`` as a host of the format before ordered steps wrote it: every step and every
+    refused step signed by its seat under the older domain, the format /4."""
+    from localdurak.protocol.signing import UNORDERED_DOMAIN
+
+    p = record["privacy"]
+    p["format"] = "localdurak-privacy/4"
+    ident = p["identity"]
+    digest = ident_digest(ident)
+    for st in ident["steps"]:
+        body = [message_from_json(p["log"][i]).to_dict() for i in st["at"]]
+        payload = action_payload(
+            digest, st["seat"], st["n"], st["step"], body, domain=UNORDERED_DOMAIN
+        )
+        st["sig"] = game.keys[st["seat"]].sign(payload).hex()
+    for seat, n, env in (r for r in ident["refused"] if len(r) == 3):
+        body = [message_from_json(m).to_dict() for m in env["body"]]
+        payload = action_payload(digest, seat, n, env["step"], body, domain=UNORDERED_DOMAIN)
+        env["sig"] = game.keys[seat].sign(payload).hex()
+
+
+def ident_digest(ident: dict[str, Any]) -> bytes:
+    return setup_digest(
+        game=bytes.fromhex(ident["game"]),
+        number=ident["number"],
+        rules=ident["rules"],
+        dealer=ident["dealer"],
+        names=ident["names"],
+        keys=[bytes.fromhex(k) for k in ident["keys"]],
+        previous=ident["previous"],
+    )
+
+
+def test_a_record_of_the_format_before_ordered_steps_still_audits(
+    game: MemoryGame, record: dict[str, Any]
+) -> None:
+    """A /4 record (its seats signed under the older domain, no rule about the order in which
+    the host took their steps) audits as before — clean, the same moves deleted and placed
+    after a later step pass as refused — and says that the order is not proven.  A /5 record
+    relabelled /4 fails every signature: the rule cannot be dropped by rewriting the format."""
+    relabelled = copy.deepcopy(record)
+    relabelled["privacy"]["format"] = "localdurak-privacy/4"
+    report = audit(relabelled, require_actions=True)
+    blames_the_record_only(report)
+    assert any("identity signature" in f.what for f in report.faults), report.faults
+
+    old = copy.deepcopy(record)
+    _as_format_4(game, old)
+    report = audit(old, require_actions=True)
+    assert report.clean, report.faults
+    assert any("order of each seat's steps" in u for u in report.unchecked), report.unchecked
+
+    _cut_the_winners_last_moves(record, envelopes=True)
+    end = len(record["privacy"]["log"])
+    for claim in record["privacy"]["identity"]["refused"]:
+        claim[2]["at"] = end
+    _as_format_4(game, record)
+    report = audit(record, require_actions=True)
+    assert report.clean, report.faults  # judged as before: the host's word
+    assert any("order of each seat's steps" in u for u in report.unchecked), report.unchecked
+
+
+def test_a_corrupt_copy_of_a_step_then_sent_whole_leaves_the_record_clean() -> None:
+    """A step arrives with a broken signature (a corrupt copy, or one made in the seat's name):
+    refused, only its counter can be noted (a bare claim: nothing shows who sent it).  The
+    seat's real step under that counter then arrives (a resend) and is accepted: the bare claim
+    explains no gap and hides nothing, so the record is clean."""
+    import dataclasses
+
+    from localdurak.protocol.errors import AuthFailed
+
+    with mock.patch("os.urandom", random.Random(5).randbytes):
+        g = MemoryGame(2, Rules(deck=24), seed=5)
+        g.deal()
+        for _ in range(4):
+            assert g.step()
+        for seat in g.seats:
+            view = seat.view()
+            action = g.bots[seat.seat].choose(view) if view is not None else None
+            if action is not None:
+                break
+        assert action is not None, "nobody can act"
+        signed = seat.act(action)
+        with pytest.raises(AuthFailed):
+            g.host.receive(seat.seat, dataclasses.replace(signed, sig=bytes(64)).command(0))
+        assert g.host.refused_steps[-1][:2] == (seat.seat, signed.n)
+        g.send(seat.seat, [signed])
+        g.pump()
+        g.play_out()
+    report = audit(json.loads(json.dumps(g.record())), require_actions=True)
+    assert report.clean, report.faults

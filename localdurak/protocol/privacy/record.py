@@ -2,7 +2,7 @@
 ``"privacy"``, that other readers ignore).  Plain dicts in and out; JSON-safe (bytes as hex).
 
     "privacy": {
-      "format": "localdurak-privacy/4",
+      "format": "localdurak-privacy/5",
       "setup": {"seats": 3, "deck": 36, "hand": 6, "dealer": 2, "japanese": false,
                 "lowest_trump": true, "rules": {...}},
       "log": [ every message the host accepted, in its order, as Message.to_json() ],
@@ -15,13 +15,16 @@
       }
     }
 
-``identity`` (/4) binds the transcript to the people who played: the game as the host
+``identity`` (/5, /4) binds the transcript to the people who played: the game as the host
 announced it (`GameStarted`), each seat's device identity key, and every signed step the host
 accepted — its seat, its counter ``n``, its signature, and the positions in ``log`` of the
 privacy messages it carried (its body is those messages' ``to_dict()``) — plus the counters
 of the steps the host refused, which explain the gaps, each with the step itself as its seat
 signed it (its name, signature and body) and ``at``, the length of the log when it came: the
-audit checks the refusal was justified (privacy/binding.py, privacy/audit.py).  A refusal of
+audit checks the refusal was justified (privacy/binding.py, privacy/audit.py).  In /5 the seats
+signed under the rule that the host takes a seat's steps in the order of its counter, so a
+refused step must come after its seat's lower counters and before its higher ones; a /4
+record (signed under the older domain) cannot show that, and its audit says so.  A refusal of
 an older record is a bare ``[seat, n]``: the audit says it cannot be checked.  A transcript
 without the section is still read, and its audit says what it cannot check: a /3 one (what
 the privacy `Host` alone keeps, as the in-memory tests do) or a /2 one (no proofs of shuffle
@@ -34,12 +37,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..signing import ACTION_DOMAIN, UNORDERED_DOMAIN
 from .messages import Message, MessageError, message_from_json
 from .schedule import ScheduleError, Setup
 
-FORMAT = "localdurak-privacy/4"
-"""/4: a /3 transcript with its identity section (who played, their signatures, the signed
-setup): what the host writes."""
+FORMAT = "localdurak-privacy/5"
+"""/5: a /3 transcript with its identity section (who played, their signatures, the signed
+setup), its steps signed under `signing.ACTION_DOMAIN` (the host takes a seat's steps in the
+order of its counter): what the host writes."""
+FORMAT_4 = "localdurak-privacy/4"
+"""/4: the same, signed under `signing.UNORDERED_DOMAIN`: still read, but where the host says a
+refused step came is its word (`Identity.ordered`)."""
 FORMAT_3 = "localdurak-privacy/3"
 """/3: every shuffle stage carries its proof of shuffle (privacy/shuffle.py), no identity
 section: what the privacy `Host` alone keeps (`transcript_to_dict`)."""
@@ -49,7 +57,9 @@ read, its shuffles judged with the revealed keys (`is_legacy`).  A /1 transcript
 last shuffle stage as it stands and cannot be replayed by this protocol."""
 OLDEST = "localdurak-privacy/1"
 """Refused by name (`transcript_from_dict`), so its audit says why."""
-FORMATS = frozenset({FORMAT, FORMAT_3}) | LEGACY_FORMATS
+IDENTITY_FORMATS = frozenset({FORMAT, FORMAT_4})
+"""The formats with an identity section."""
+FORMATS = frozenset({FORMAT, FORMAT_4, FORMAT_3}) | LEGACY_FORMATS
 WITHOUT_IDENTITY = "a transcript without identity signatures"
 
 
@@ -106,6 +116,15 @@ class Identity:
     refused: tuple[tuple[int, int], ...]
     envelopes: tuple[RefusedStep | None, ...] = ()
     """Per refusal (same order as ``refused``): the step refused, None for a bare claim."""
+    ordered: bool = True
+    """Signed under `signing.ACTION_DOMAIN` (/5): the host took each seat's steps in the order
+    of its counter, so where a refused step came is bounded by its seat's other steps.  False
+    for /4 (`signing.UNORDERED_DOMAIN`)."""
+
+    @property
+    def domain(self) -> bytes:
+        """The domain its seats signed under."""
+        return ACTION_DOMAIN if self.ordered else UNORDERED_DOMAIN
 
 
 def refusal_to_json(seat: int, n: int, envelope: Mapping[str, Any] | None) -> list[Any]:
@@ -184,7 +203,7 @@ def transcript_from_dict(d: Any) -> tuple[Setup, list[Message], list[dict[str, A
         raise TranscriptError(
             f"a {OLDEST} transcript (dealt from the last shuffle stage, before the deal order "
             "of the seeds) cannot be replayed by this version: nothing in it can be checked "
-            f"(this version reads {FORMAT}, {FORMAT_3} and localdurak-privacy/2)"
+            f"(this version reads {FORMAT}, {FORMAT_4}, {FORMAT_3} and localdurak-privacy/2)"
         )
     # A format that is a list or a dict is no format (and no set member: unhashable).
     if (
@@ -193,7 +212,8 @@ def transcript_from_dict(d: Any) -> tuple[Setup, list[Message], list[dict[str, A
         or d["format"] not in FORMATS
     ):
         raise TranscriptError(
-            f"the privacy transcript is not {FORMAT} (nor {FORMAT_3} or localdurak-privacy/2)"
+            f"the privacy transcript is not {FORMAT} (nor {FORMAT_4}, {FORMAT_3} or "
+            "localdurak-privacy/2)"
         )
     try:
         setup = Setup.from_dict(d["setup"])
@@ -225,12 +245,12 @@ def _hex(v: Any, what: str, size: int | None = None) -> bytes:
 
 def identity_from_dict(d: Any) -> Identity | None:
     """The ``identity`` section of a record's ``"privacy"`` value; None for a /3 or /2
-    transcript.  A /4 transcript without a well-formed one raises `TranscriptError`."""
-    if not isinstance(d, Mapping) or d.get("format") != FORMAT:
+    transcript.  A /5 or /4 transcript without a well-formed one raises `TranscriptError`."""
+    if not isinstance(d, Mapping) or d.get("format") not in IDENTITY_FORMATS:
         return None
     raw = d.get("identity")
     if not isinstance(raw, Mapping):
-        raise TranscriptError(f"a {FORMAT} transcript without its identity section")
+        raise TranscriptError(f"a {d['format']} transcript without its identity section")
     names = raw.get("names")
     keys = raw.get("keys")
     if not isinstance(names, list) or not all(isinstance(x, str) for x in names):
@@ -282,6 +302,7 @@ def identity_from_dict(d: Any) -> Identity | None:
         steps=tuple(steps),
         refused=tuple(refused),
         envelopes=tuple(envelopes),
+        ordered=d["format"] == FORMAT,
     )
 
 

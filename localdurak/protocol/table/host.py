@@ -138,11 +138,18 @@ class HostGame:
         steps = getattr(self, "refused_steps", None)
         if steps is None:  # a game saved before the record carried refusals
             steps = self.refused_steps = []
-        if any(r[:2] == (seat, n) for r in steps) or (seat, n) in self.received:
+        if any(r[:2] == (seat, n) for r in steps):
             return
-        if any(st["seat"] == seat and st["n"] == n for st in self.steps[-8:]):
+        if (seat, n) in self.received:
+            if cmd is None or self.received[(seat, n)] == cmd.sig:
+                return  # a replay of the step accepted
+            # Another step signed under a counter already accepted (its signature checked):
+            # an equivocation, kept as the evidence the audit names the seat by (records.md).
+        elif any(st["seat"] == seat and st["n"] == n for st in self.steps[-8:]):
             return  # kept in the log as evidence, its step in the record (`_receive`)
         body = _json_body(cmd.body) if cmd is not None else None
+        if body is None and (seat, n) in self.received:
+            return  # no step to show: the gap is the accepted step's, nothing to explain
         envelope = (
             None
             if cmd is None or body is None
