@@ -45,6 +45,7 @@ from localdurak.protocol.messages import (
     Message,
     Notice,
     Presence,
+    Privacy,
     PrivacyEvent,
     Resume,
     SeatKind,
