@@ -137,20 +137,18 @@ class Identity:
 
 def refusal_to_json(seat: int, n: int, envelope: Mapping[str, Any] | None) -> list[Any]:
     """One ``identity.refused`` entry: ``[seat, n]``, with the refused step if there is one
-    (``envelope``: its ``step``, ``sig`` (bytes), ``body`` and ``at``)."""
+    (``envelope``: its ``step``, ``sig`` (bytes), ``body``, ``at`` and ``seen``)."""
     if envelope is None:
         return [seat, n]
-    return [
-        seat,
-        n,
-        {
-            "step": envelope["step"],
-            "sig": bytes(envelope["sig"]).hex(),
-            "body": list(envelope["body"]),
-            "at": envelope["at"],
-            "seen": envelope.get("seen", 0),
-        },
-    ]
+    out = {
+        "step": envelope["step"],
+        "sig": bytes(envelope["sig"]).hex(),
+        "body": list(envelope["body"]),
+        "at": envelope["at"],
+    }
+    if "seen" in envelope:  # (a step journaled before steps signed it has none: 0)
+        out["seen"] = envelope["seen"]
+    return [seat, n, out]
 
 
 def transcript_to_dict(
