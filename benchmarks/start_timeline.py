@@ -138,9 +138,14 @@ def timeline(host: list[dict[str, Any]], seats: dict[int, list[dict[str, Any]]])
             rows.append((x["t"], "host", f"seat {x['seat']} (its bot): hand decoded"))
     busy: dict[str, float] = {}
     cpu: dict[str, float] = {}
+    split: dict[str, dict[str, float]] = {}
+    """Per client, its CPU in: taking steps up (checks, its own steps made), saving and
+    sending its answers, quiet-moment checks; the rest (`other`) is receiving (TLS, decoding)
+    and the event loop."""
     for seat, lines in sorted(seats.items()):
         who = f"seat {seat}"
         began = next(x for x in lines if x.get("event") == "started")
+        mine = next(x["t"] for x in lines if x.get("event") == "dealt")  # its hand decoded
         for x in lines:
             e = x.get("event")
             if e == "ev" and x["t0"] <= end:
@@ -150,19 +155,33 @@ def timeline(host: list[dict[str, Any]], seats: dict[int, list[dict[str, Any]]])
                         x["t0"],
                         who,
                         f"#{x['seq']} {x['step']} of seat {x['seat']}: checked +"
-                        f"{1000 * (x['t1'] - x['t0']):.1f}, sent {sent} +"
-                        f"{1000 * (x['t'] - x['t1']):.1f} ms",
+                        f"{1000 * (x['t1'] - x['t0']):.1f} (CPU {1000 * (x['c1'] - x['c0']):.1f})"
+                        f", sent {sent} +{1000 * (x['t'] - x['t1']):.1f} "
+                        f"(CPU {1000 * (x['c'] - x['c1']):.1f}) ms",
                     )
                 )
                 busy[who] = busy.get(who, 0.0) + x["t"] - x["t0"]
+                part = "saving and sending" if x["sent"] else "checking"
+                parts = split.setdefault(who, {}) if x["t"] <= mine else {}
+                parts["checking"] = parts.get("checking", 0.0) + x["c1"] - x["c0"]
+                parts[part] = parts.get(part, 0.0) + (x["c"] - x["c1"] if x["sent"] else 0.0)
             elif e == "ahead" and x["t0"] <= end:
                 rows.append(
-                    (x["t0"], who, f"quiet-moment check {1000 * (x['t'] - x['t0']):.1f} ms")
+                    (
+                        x["t0"],
+                        who,
+                        f"quiet-moment check {1000 * (x['t'] - x['t0']):.1f} "
+                        f"(CPU {1000 * (x['c'] - x['c0']):.1f}) ms",
+                    )
                 )
                 busy[who] = busy.get(who, 0.0) + x["t"] - x["t0"]
+                parts = split.setdefault(who, {}) if x["t"] <= mine else {}
+                parts["quiet checks"] = parts.get("quiet checks", 0.0) + x["c"] - x["c0"]
             elif e == "dealt":
                 rows.append((x["t"], who, "hand decoded"))
                 cpu[who] = round(1000 * (x["cpu"] - began["cpu"]))
+                parts = split.setdefault(who, {})
+                parts["other"] = x["cpu"] - began["cpu"] - sum(parts.values())
     rows.sort()
     host_steps = [x for x in host if x.get("event") in ("step", "bot_dealt") and x["t"] <= end]
     cpu["host"] = round(1000 * (host_steps[-1]["cpu"] - start["cpu"])) if host_steps else 0
@@ -173,6 +192,7 @@ def timeline(host: list[dict[str, Any]], seats: dict[int, list[dict[str, Any]]])
         "rows": [(ms(t), who, what) for t, who, what in rows],
         "busy_ms": {k: round(1000 * v) for k, v in busy.items()},
         "cpu_ms": cpu,
+        "client_cpu_ms": {w: {k: round(1000 * v) for k, v in p.items()} for w, p in split.items()},
     }
 
 
@@ -198,6 +218,8 @@ def main() -> int:
     print(f"start game -> every hand decoded {out['span_ms']} ms; load {out['load']}")
     print(f"busy (handling steps, quiet-moment checks) per client, ms: {out['busy_ms']}")
     print(f"CPU per process, ms: {out['cpu_ms']} (all {sum(out['cpu_ms'].values())})")
+    for who, parts in out["client_cpu_ms"].items():
+        print(f"  {who}: CPU ms {parts}")
     print(
         f"the machine's {os.cpu_count()} cores in that span: busy {out['machine_busy_ms']} ms "
         f"(ours and every other process's), idle {out['machine_idle_ms']} ms"

@@ -395,6 +395,10 @@ class SeatGame:
         signer, self.signer = self.signer, None  # type: ignore[assignment]
         rng, self.player._rng = self.player._rng, None  # type: ignore[assignment]
         log, self.player.t.log = self.player.t.log, []
+        # What we sent and have not seen relayed: our shuffle stage (9 KB at 52 cards) by its
+        # digest, since the caller saves its signed copy too (a bot's pending steps, a
+        # client's unacknowledged ones) and sends that again.
+        sent, self.player._sent = self.player._sent, self.player.lean_sent()
         # A shuffle stage's proof, once verified, is never read by a seat again (the host's
         # transcript carries it into the record): half of a seat's snapshot was these proofs.
         # So are the proofs of strips it verified, and those of "not me" claims (R-F1) once
@@ -426,6 +430,7 @@ class SeatGame:
             self.signer = signer
             self.player._rng = rng
             self.player.t.log = log
+            self.player._sent = sent
             t.shuffle_proofs, t.proofs, t.claims = proofs, strip_proofs, claims
             t.decks, t.stages = decks, stages
             if self.game is not None:
