@@ -311,7 +311,10 @@ class DurakApp:
         body = HSplit(
             [
                 ConditionalContainer(
-                    Window(FormattedTextControl(self.text(self._banner_text)), height=1),
+                    Window(
+                        FormattedTextControl(self.text(self._banner_text)),
+                        height=lambda: len(self._banner_lines()),
+                    ),
                     filter=Condition(self._banner_visible),
                 ),
                 top,
@@ -360,8 +363,18 @@ class DurakApp:
         return _("{name} has {n} s to move").format(name=name, n=n)
 
     def _banner_text(self) -> StyleAndTextTuples:
+        lines = [table.pad(" " + line, self.width()) for line in self._banner_lines()]
+        return [("class:banner", "\n".join(lines))]
+
+    def _banner_lines(self) -> list[str]:
+        """The banner's words in at most two lines: a long one (the host cannot save, with
+        its reason, in Russian) wraps instead of being cut at 80 columns."""
+        return table.wrap(self._banner_words(), self.width() - 1)[:2]
+
+    def _banner_words(self) -> str:
         s = self.session
-        assert s is not None
+        if s is None:
+            return ""
         if s.connection is ConnectionState.RECONNECTING:
             text = _("Connection lost — reconnecting…")
         elif s.connection is ConnectionState.PAUSED:
@@ -376,7 +389,7 @@ class DurakApp:
             text = _("Waiting for {names} to reconnect…").format(
                 names=join_names(s.offline_seats, s.names, s.seat)
             )
-        return [("class:banner", table.pad(" " + text, self.width()))]
+        return text
 
     def view(self) -> PlayerView | None:
         return self.control.view()
@@ -427,7 +440,8 @@ class DurakApp:
         """Rows left for the table above the log: the screen minus frame, rule, log, keys and
         the banner."""
         rows = get_app().output.get_size().rows
-        chrome = (1 if self.ascii_only else 2) + 1 + 2 + 1 + (1 if self._banner_visible() else 0)
+        banner = len(self._banner_lines()) if self._banner_visible() else 0
+        chrome = (1 if self.ascii_only else 2) + 1 + 2 + 1 + banner
         return max(1, rows - chrome)
 
     def _log_text(self) -> StyleAndTextTuples:

@@ -121,7 +121,7 @@ def register(subparsers: Any) -> None:
 # Timing lines (``LOCALDURAK_TRACE``) carry their own time stamps.  With
 # ``LOCALDURAK_TRACE=late`` (benchmarks/net.py) they wait in memory and go out with the next
 # ordinary line, so that measuring puts no pipe writes on the path it measures.
-_TIMING = frozenset({"trace_start", "step", "relay", "bytes", "bot_dealt"})
+_TIMING = frozenset({"trace_start", "step", "relay", "bytes", "bot_dealt", "got", "fed"})
 _timing: list[str] = []
 
 

@@ -83,7 +83,6 @@ from localdurak.protocol.messages import (
     Message,
     Notice,
     Presence,
-    Privacy,
     PrivacyEvent,
     Resume,
     TableClosed,
@@ -189,12 +188,16 @@ class ClientSession(SessionPort, SessionSaved):
                                 incoming = asyncio.ensure_future(ch.recv())
                             done, _ = await asyncio.wait({incoming}, timeout=IDLE_VERIFY_S)
                             if not done:
+                                t0, c0 = time.monotonic(), time.process_time()
                                 try:
                                     self._ahead = self.game.verify_ahead()
                                 except BROKEN as e:
                                     if not await self._report_cheat(e):
                                         self._finish(f"{BROKEN_TEXT}: {e}")
                                         return
+                                if self.trace is not None:
+                                    now = {"t": time.monotonic(), "c": time.process_time()}
+                                    self.trace({"event": "ahead", "t0": t0, "c0": c0} | now)
                                 self._trace_checked()
                                 continue
                         if incoming is not None:
@@ -402,6 +405,7 @@ class ClientSession(SessionPort, SessionSaved):
         seq = getattr(m, "seq", None)
         if seq is not None and self.last_seq is not None and seq <= self.last_seq:
             return  # already applied (a resume overlapping what we had)
+        t0, c0 = time.monotonic(), time.process_time()
         try:
             out = self._apply(m)
             if seq is not None:
@@ -417,8 +421,15 @@ class ClientSession(SessionPort, SessionSaved):
                 self.last_seq = seq  # not followed: we stopped at the cheat
                 return
             raise Broken(str(e)) from e
+        t1, c1 = time.monotonic(), time.process_time()
         if out:
             await self._send_signed(out)
+        if self.trace is not None and isinstance(m, PrivacyEvent):
+            # Where a step's time goes at this seat: taken up (t0), checked and answered
+            # (t1), the answer saved and written (t); and the CPU of each part (c0, c1, c).
+            step = {"event": "ev", "seq": m.seq, "step": m.step, "seat": m.seat, "t0": t0}
+            now = {"t1": t1, "t": time.monotonic(), "c0": c0, "c1": c1, "c": time.process_time()}
+            self.trace(step | now | {"sent": [s.step for s in out]})
         self.notify()
 
     async def _give_back(self, kept: int, had: int) -> None:
@@ -426,21 +437,17 @@ class ClientSession(SessionPort, SessionSaved):
         (its last frames were lost, a power cut): we give back the signed steps we hold
         after ``kept``, every seat's, in their order.  The host checks each as it checked
         the original (the seat's signature binds it), so nothing is taken on our word."""
-        if self.channel is None or self.game is None or kept >= had:
+        if self.channel is None or kept >= had:
             return
-        back = [ev for ev in self._recent if kept < ev.seq <= had]
+        back = [ev for ev in self._recent if kept < ev.seq <= had] if self.game else []
         log.info("the host lost events %d..%d: giving back %d steps", kept + 1, had, len(back))
         for ev in back:
-            cmd = Privacy(
-                id=self._take_id(),
-                game=ev.game,
-                n=ev.n,
-                step=ev.step,
-                body=ev.body,
-                sig=ev.sig,
-                seat=ev.seat,
-            )
+            cmd = ev.command(self._take_id(), seat=ev.seat)
             await self.channel.send(cmd)
+        # Done: a second `resume` says so (the host holds every new step, its bots' and
+        # ours, until each player back gave back what it lost; docs/protocol.md §7).
+        assert self.last_seq is not None
+        await self.channel.send(Resume(id=self._take_id(), last_seq=self.last_seq))
 
     async def _report_cheat(self, e: Exception) -> bool:
         """Our own check found that another seat cheated (`CheatFound`; privacy.md "Blame goes to

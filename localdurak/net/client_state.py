@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -161,6 +162,10 @@ class SessionState:
         """Why the seat cannot be saved right now (a full or read-only disk), for the screen:
         the game goes on from memory meanwhile."""
         self._save_timer: asyncio.TimerHandle | None = None
+        self._save_number = 0
+        """Saves taken (`SessionSaved._snapshot`); `_saved_number` is the one on disk."""
+        self._saved_number = 0
+        self._save_lock = threading.Lock()
         self.reconnects = 0
         self.paused: str | None = None
         """What the host said when it paused the table (`Bye.paused`), until it is back: the

@@ -190,11 +190,11 @@ class TableHost(HostLobby, HostMoves, HostEnding, HostResume):
             for seat, slot in enumerate(self.seats):
                 if slot.kind is SeatKind.HUMAN and slot.peer is None:
                     self._hold(seat)
-            self._update_clock()  # counted afresh from the host's return
             # A bot whose turn it is acts after an inbox item: a resumed table with nothing
             # to resend froze for good (1 resume of all-bot tables in 6).
             self.inbox.put_nowait(Call(wake))
-            self._post_later(GIVE_BACK_WAIT, self.bots.resend_waiting)
+            # The move clock counted afresh from the end of it (`_end_gathering`).
+            self._begin_gathering(GIVE_BACK_WAIT)
         if self.resumed and not self.store.broken:
             # It can save again: a "cannot save" the old host told is over (seen under
             # tmux: the friends' screens kept it after a full disk was freed and resumed).
@@ -362,7 +362,10 @@ class TableHost(HostLobby, HostMoves, HostEnding, HostResume):
 
     async def _loop(self) -> None:
         while True:
-            if self.game is not None and self.game.idle_work and self.inbox.empty():
+            if self._deferred and not self._gathering:
+                # What came while the host gathered its lost steps, before anything newer.
+                item = self._deferred.pop(0)
+            elif self.game is not None and self.game.idle_work and self.inbox.empty():
                 # Strip proofs wait for a quiet moment, and go one at a time (a stage of six
                 # cards is about 1.5 ms of curve work): a command that arrives meanwhile is
                 # relayed first.  All of them at once stalled the table for tens of
@@ -386,12 +389,19 @@ class TableHost(HostLobby, HostMoves, HostEnding, HostResume):
                 # taken (a queue with items does not suspend `get`): a burst of commands
                 # would otherwise hold every event of the burst until its end.
                 await asyncio.sleep(0)
-            elif self.phase is Phase.PLAYING or self.phase is Phase.REVEALING:
+            elif (
+                self.phase is Phase.PLAYING or self.phase is Phase.REVEALING
+            ) and not self._gathering:
                 self.bots.think(self._held)
 
     async def _dispatch(self, item: Item) -> None:
         if self.phase is Phase.PAUSED and isinstance(item, Received | FromBot):
             return  # unanswered: the sender keeps it and sends it again to the resumed host
+        if self._gathering and self._new_step(item):
+            # A step signed after what the host lost must come after it (the players saw
+            # the lost ones first): it waits until every player gave back.
+            self._deferred.append(item)
+            return
         match item:
             case Received(peer, message):
                 await self._from_peer(peer, message)
@@ -404,6 +414,10 @@ class TableHost(HostLobby, HostMoves, HostEnding, HostResume):
             case Left(peer):
                 if peer.seat is not None and self.seats[peer.seat].peer is peer:
                     self._dropped(peer.seat)
+                    if peer.seat in self._giving_back:
+                        # It gives back again when it is back (while the host gathers).
+                        self._giving_back.discard(peer.seat)
+                        self._awaited.add(peer.seat)
 
     def _joined(self, peer: Peer) -> None:
         seat = peer.seat

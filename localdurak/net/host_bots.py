@@ -53,13 +53,6 @@ BOT_REST = 0.2
 """Seconds a host bot waits after the host refused one of its steps."""
 
 
-def _caught_up(bot: BotSeat, seat: int, table: Sequence[int]) -> bool:
-    """Whether the host has every other seat's step that the bot's seat has seen."""
-    assert bot.game is not None
-    mine = bot.game.counters.last
-    return all(table[s] >= n for s, n in enumerate(mine) if s != seat and s < len(table))
-
-
 class BotSeat:
     """An in-process bot: its own signing key and privacy key, its seat's view only.
 
@@ -87,6 +80,9 @@ class BotSeat:
         """The game's last relayed steps it took, every seat's (`RECENT_SEEN`): the bot's seat
         is saved before the table's log, so after a power cut it may hold steps the log
         lost; the resumed host takes them back from here (checked like any step)."""
+        self.outbox: list[tuple[int, Privacy]] = []
+        """Its signed steps not posted to the host yet, in the order it signed them (an
+        action waits a moment: `HostBots.send`)."""
         self.last_seq = 0
         self.resting_until = 0.0
         """After the host refused one of its steps, the bot does not try again before this
@@ -178,9 +174,6 @@ class HostBots:
         self.rng = rng
         self.delay = delay
         self._wait: asyncio.TimerHandle | None = None
-        self._table: Callable[[], Sequence[int]] | None = None
-        """While bots' pending steps wait for the host to have what they saw: the host
-        game's counters (`resend_pending`)."""
         self._decoded: set[tuple[bytes, int]] = set()
 
     def bots(self) -> list[tuple[int, BotSeat]]:
@@ -203,8 +196,6 @@ class HostBots:
         actor = event.seat if isinstance(event, PrivacyEvent) else None
         for s, bot in sorted(self.bots(), key=lambda sb: sb[0] != actor):
             self.feed(s, bot, event)
-        if self._table is not None and isinstance(event, PrivacyEvent):
-            self.resend_pending(self._table)
 
     def feed(self, s: int, bot: BotSeat, event: GameStarted | PrivacyEvent) -> None:
         if event.seq <= bot.last_seq:
@@ -260,37 +251,37 @@ class HostBots:
         for signed in out:
             cmd = signed.command(bot.next_id)
             bot.next_id += 1
+            bot.outbox.append((s, cmd))
             if delay > 0:
-                asyncio.get_running_loop().call_later(delay, self._post, s, cmd)
+                asyncio.get_running_loop().call_later(delay, self._post_through, bot, cmd)
             else:
-                self._post(s, cmd)
+                self._post_through(bot, cmd)
 
-    def resend_pending(self, table: Callable[[], Sequence[int]] | None = None) -> None:
-        """Whatever the bots signed that the old host never relayed, again (a resume).
+    def _post_through(self, bot: BotSeat, cmd: Privacy) -> None:
+        """Post the bot's queued steps up to ``cmd``, in the order it signed them: the host
+        takes a seat's steps in the order of its counter (docs/privacy.md "The order of a
+        seat's steps"), so a step the bot signed after an action it holds back a moment (a
+        strip a refill asks for, meanwhile) sends that action first, early."""
+        if not any(c is cmd for _, c in bot.outbox):
+            return  # posted already, before a later step
+        while bot.outbox:
+            s, c = bot.outbox.pop(0)
+            self._post(s, c)
+            if c is cmd:
+                return
 
-        ``table``: the host game's counters (each seat's last accepted step).  A bot whose
-        saved seat has steps of other seats that the host lost (the last frames before a
-        power cut) signed its pending steps after them: they wait until the host has those
-        steps back (from the players; checked again at each relayed step, `feed_all`),
-        since a step refused meanwhile would use up its number for good."""
-        self._table = None
+    def resend_pending(self, post: Post | None = None) -> None:
+        """Whatever the bots signed that the old host never relayed, again (a resume, once
+        the players gave back what the host lost: `HostResume._end_gathering`).  Each bot's
+        last relayed steps first (the host ignores those it has), then the rest; through
+        ``post`` (the host's inbox by default)."""
+        post = post or self._post
         for s, bot in self.bots():
-            if not bot.pending and not bot.sent:
-                continue
-            if table is not None and bot.game is not None and not _caught_up(bot, s, table()):
-                self._table = table
-                continue
-            # Its last relayed steps first (the host ignores those it has), then the rest.
             again, bot.sent = bot.sent, []
+            bot.outbox = []  # in `pending`, sent now
             for signed in [*again, *bot.pending]:
-                self._post(s, signed.command(bot.next_id))
+                post(s, signed.command(bot.next_id))
                 bot.next_id += 1
-
-    def resend_waiting(self) -> None:
-        """The bots' pending steps that still wait (`resend_pending`), now: nobody gave the
-        host back what they saw (a table without players, say); the host decides."""
-        if self._table is not None:
-            self.resend_pending()  # each bot's own last steps first, then the rest
 
     def think(self, held: int) -> None:
         """One bot acts, when one may: a bot reads only its own seat's view.  ``held``:

@@ -62,8 +62,8 @@ CHALLENGE_WINDOW = 2.0
 REVEAL_TIMEOUT = 10.0
 """Seconds to wait for every key after a game ends (the audit checks what it gets)."""
 GIVE_BACK_WAIT = 10.0
-"""After a resume, how long the bots' steps signed after events the host lost wait for the
-players to give those back (`HostBots.resend_pending`)."""
+"""After a resume mid-game, how long the host waits for its players to come back and give
+back the signed steps it lost (`HostResume._gathering`) before new steps go on."""
 REPLAY_KEEP = 100_000
 """Events kept in memory for players who come back (`Resume`); older ones go by snapshot."""
 IDLE_VERIFY_S = 0.004
@@ -290,6 +290,18 @@ class HostCore:
         them gives back the signed steps among them (`_resume_peer`)."""
         self._restoring: set[int] = set()
         """Seats whose players may give back other seats' steps the host lost."""
+        self._giving_back: set[int] = set()
+        """Seats whose players are giving back the steps the host lost, until their second
+        `Resume` says they are done (docs/protocol.md §7)."""
+        self._gathering = False
+        """A resumed host gathers what it lost before anything new: every player back and
+        done giving back, or `GIVE_BACK_WAIT` over (`HostResume._end_gathering`)."""
+        self._awaited: set[int] = set()
+        """While gathering: the seats of players not back since the resume."""
+        self._deferred: list[Item] = []
+        """New steps (a player's own, a bot's) that came while gathering: taken after it,
+        in the order they came, before anything newer."""
+        self._gather_timer: asyncio.TimerHandle | None = None
         self.inbox: asyncio.Queue[Item] = asyncio.Queue()
         self.game: HostGame | None = None
         self.game_number = 0
@@ -394,7 +406,20 @@ class HostCore:
         if self.trace:
             self._trace(event, stamp)
         if isinstance(event, GameStarted | PrivacyEvent):
+            if self.bots.bots() and not (
+                isinstance(event, PrivacyEvent) and event.step in GAME_STEPS
+            ):
+                # The start's steps (shuffle stages, strips) go to the sockets before the
+                # host's own seats check them and make theirs: a bot's check of a shuffle
+                # stage is tens of milliseconds, and every other seat waited for the relay
+                # meanwhile (benchmarks/start_timeline.py).
+                for slot in self.seats:
+                    if slot.peer is not None:
+                        slot.peer.flush_now()
             self.bots.feed_all(event)
+            if self.trace and isinstance(event, PrivacyEvent):
+                # When the host's own seats (its bots) had done their part of it.
+                self.on_event({"event": "fed", "seq": event.seq, "t": time.monotonic()})
             if self.trace:
                 for seat in self.bots.newly_decoded():
                     t, cpu, mul = time.monotonic(), time.process_time(), GROUP.counts["mul"]
@@ -423,7 +448,7 @@ class HostCore:
             cpu, mul = time.process_time(), GROUP.counts["mul"]
             self.on_event(
                 {"event": "step", "seq": event.seq, "step": event.step, "t": now}
-                | {"cpu": cpu, "mul": mul}
+                | {"seat": event.seat, "cpu": cpu, "mul": mul}
             )
             if event.step in ("play", "act"):
                 self.on_event({"event": "relay", "seq": event.seq, "seat": event.seat, "t": now})

@@ -180,7 +180,13 @@ class HostEnding(HostCore):
         lines += [journal_append("privacy_log", m.to_json()) for m in g.accepted_log]
         lines += [journal_append("privacy_signed", signed_item(st)) for st in g.steps]
         lines += self._notes
-        lines += [journal_append("privacy_refused", [seat, n]) for seat, n in self._refused]
+        # Each with the refused step as its seat signed it (the audit checks the refusal):
+        # a bare [seat, n] here lost it at the next resume, and the record then could not
+        # show its refusals (seen in the fault soak: a disk freed, then a power cut).
+        lines += [
+            journal_append("privacy_refused", g.refusal(seat, n) or [seat, n])
+            for seat, n in self._refused
+        ]
         if g.game is not None:
             lines += [journal_action(a) for a in g.game.log]
         if self._ending is not None:

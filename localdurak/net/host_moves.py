@@ -5,6 +5,7 @@ waits for in cheating mode; the move clock (past it the seat waited for forfeits
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 from localdurak.game.outcome import Phase as EnginePhase
@@ -50,6 +51,8 @@ class HostMoves(HostCore):
             raise Unavailable("no game is being played")
         if g.duplicate(seat, cmd):
             return None  # a reconnecting client sent it again: already relayed
+        if self.trace:
+            self.on_event({"event": "got", "seat": seat, "step": cmd.step, "t": time.monotonic()})
         if self._hold_back(g, seat, cmd, peer):
             raise HeldBack()
         try:
@@ -176,17 +179,28 @@ class HostMoves(HostCore):
 
     def _update_clock(self) -> None:
         """Start the clock when the seat waited for or the state it waits in changed; tell
-        every screen (a `Clock` event)."""
+        every screen (a `Clock` event).  No clock runs while a resumed host gathers what it
+        lost (`_begin_gathering`), nor against a seat that is away: its hold runs instead
+        (reading: ``--hold`` is how long a dropped player's seat is held before he
+        forfeits; the move clock is for a connected player who does not act — it forfeited
+        a player who dropped on his turn after the move time, sooner than his hold)."""
         if self.o.move_time <= 0 or self.store.replaying:
             return
-        waited = self._waited_for()
+        waited = None if self._gathering else self._waited_for()
+        held = self._gathering
+        if waited is not None and self.seats[waited[0]].away_since is not None:
+            waited, held = None, True
         if waited == self._clock_for:
             return
+        running = self._clock_for is not None
         if self._clock_timer is not None:
             self._clock_timer.cancel()
             self._clock_timer = None
         self._clock_for = waited
         if waited is None:
+            if held and running:
+                # Its countdown off every screen: nobody's clock runs now.
+                self._emit(Clock(seq=self._next_seq(), seat=None, seconds=0))
             return
         seat = waited[0]
         self._clock_timer = self._post_later(self.o.move_time, lambda: self._clock_out(waited))
@@ -202,5 +216,7 @@ class HostMoves(HostCore):
         if self._clock_for != waited or self._waited_for() != waited:
             return  # it acted meanwhile
         seat = waited[0]
+        if self._gathering or self.seats[seat].away_since is not None:
+            return  # held, not clocked (`_update_clock`)
         self.on_event({"event": "move_time", "seat": seat, "seconds": self.o.move_time})
         self._forfeit(seat, on_clock=True)

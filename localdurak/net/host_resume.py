@@ -16,8 +16,11 @@ from localdurak.net.host_core import (
     CANNOT_SAVE,
     GAME_BYTES,
     Call,
+    FromBot,
     HostCore,
+    Item,
     Phase,
+    Received,
 )
 from localdurak.net.identity import Identity
 from localdurak.net.peer import Peer, SeatSlot
@@ -77,6 +80,7 @@ class HostResume(HostCore):
             Presence(seq=self._next_seq(), seat=seat, connected=False, hold=int(self.o.hold))
         )
         self._hold(seat)
+        self._update_clock()  # its hold runs, not its move clock
 
     def _hold(self, seat: int) -> None:
         """The seat is away: held for ``hold`` seconds, then it forfeits."""
@@ -98,9 +102,14 @@ class HostResume(HostCore):
         assert seat is not None
         if peer.synced:
             # Seated afresh in the lobby: it had the lobby (a whole picture) already, and
-            # older events after it would break its sequence.
+            # older events after it would break its sequence.  (Or a player done giving
+            # back what this host lost: its second `Resume`.)
             peer.push(Ack(re=m.id, seq=self.seq))
+            if seat in self._giving_back:
+                self._giving_back.discard(seat)
+                self._gathered()
             return
+        self._awaited.discard(seat)
         lost = next((p for p in self.resumed_at if p < m.last_seq < p + RESUME_GAP), None)
         if lost is not None and self.game is not None:
             # It saw events this host lost (the old host's last frames, a power cut): it
@@ -110,6 +119,8 @@ class HostResume(HostCore):
             self.on_event({"event": "lost_tail", "seat": seat, "have": lost, "had": m.last_seq})
             self._note("lost_tail", {"seat": seat, "kept": lost, "had": m.last_seq})
             self._restoring.add(seat)
+            if self._gathering:
+                self._giving_back.add(seat)
             self._resync(peer, seat, lost, Ack(re=m.id, seq=lost))
             return
         if not self.first_seq - 1 <= m.last_seq <= self.seq:
@@ -117,8 +128,62 @@ class HostResume(HostCore):
             # it cannot play without its saved seat).
             peer.synced = True
             self._broadcast_lobby()
+            self._gathered()
             raise Unavailable("the events you missed are not here: you start afresh")
         self._resync(peer, seat, m.last_seq, Ack(re=m.id, seq=self.seq))
+        self._gathered()
+
+    def _begin_gathering(self, wait: float) -> None:
+        """A resumed game: before any new step, the players come back and give back the
+        signed steps this host lost (each player saw them in the old host's order, and a
+        bot's step or a player's signed after them goes after them, or the seats' replicas
+        and the host's would disagree).  Over when every player is back and done, or after
+        ``wait`` seconds (a player who is not back is held as ever); meanwhile no bot acts,
+        new steps wait (`_deferred`) and the move clock stops."""
+        self._awaited = {s for s, slot in enumerate(self.seats) if slot.kind is SeatKind.HUMAN}
+        self._gathering = True
+        self._update_clock()  # stopped
+        self._gather_timer = self._post_later(wait, self._end_gathering)
+        self._gathered()
+
+    def _gathered(self) -> None:
+        """The gathering ends once nobody is awaited and nobody is still giving back."""
+        if self._gathering and not self._awaited and not self._giving_back:
+            self._end_gathering()
+
+    def _end_gathering(self) -> None:
+        if not self._gathering:
+            return
+        self._gathering = False
+        if self._gather_timer is not None:
+            self._gather_timer.cancel()
+            self._gather_timer = None
+        if self._awaited or self._giving_back:
+            self.on_event(
+                {
+                    "event": "gathered",
+                    "waited": sorted(self._awaited),
+                    "giving_back": sorted(self._giving_back),
+                }
+            )
+        self._awaited.clear()
+        self._giving_back.clear()
+        # The bots' steps signed before the crash that the old host never relayed (their
+        # last relayed ones first: the host ignores those it has), then what came meanwhile.
+        resent: list[Item] = []
+        self.bots.resend_pending(lambda s, cmd: resent.append(FromBot(s, cmd)))
+        self._deferred[:0] = resent
+        self._update_clock()
+
+    def _new_step(self, item: Item) -> bool:
+        """A step signed now, not one given back (`_gathering` holds it)."""
+        if isinstance(item, FromBot):
+            return True
+        return (
+            isinstance(item, Received)
+            and isinstance(item.message, Privacy)
+            and item.message.seat is None
+        )
 
     def _resync(self, peer: Peer, seat: int, last_seq: int, ack: Ack) -> None:
         """Every event after ``last_seq``, the answer to its `Resume`, then live events."""
@@ -131,6 +196,7 @@ class HostResume(HostCore):
         if self.seats[seat].away_since is not None:
             self._back(seat)
         self._emit(Presence(seq=self._next_seq(), seat=seat, connected=True, hold=0))
+        self._update_clock()  # its move clock again if it is waited for, counted afresh
         if not any(isinstance(ev, Lobby) for ev in missed):
             # A client restarted from its saved seat has no lobby (the table's name, the
             # seats): everybody gets the table's picture again, the seat back in it.
@@ -195,10 +261,8 @@ class HostResume(HostCore):
                 )
         finally:
             self.store.replaying = False
-        # Whatever the bots signed that the old host never relayed, again (after start()).
-        if self.game is not None:
-            g = self.game
-            self.bots.resend_pending(lambda: g.counters.last)
+        # Whatever the bots signed that the old host never relayed goes again once the
+        # players gave back what this host lost (`_begin_gathering`, from start()).
         if self.game is not None and self.game.all_revealed():
             # Every key was in, and the crash came before the game's end was told: its record
             # and its end now (`_record`, from the loop).
@@ -221,7 +285,7 @@ class HostResume(HostCore):
                     seen.setdefault(ev.seq, ev)
         added = 0
         for _, ev in sorted(seen.items()):
-            cmd = Privacy(id=0, game=ev.game, n=ev.n, step=ev.step, body=ev.body, sig=ev.sig)
+            cmd = ev.command()
             if not 0 <= ev.seat < g.seats or g.duplicate(ev.seat, cmd):
                 continue
             try:
@@ -288,7 +352,7 @@ class HostResume(HostCore):
             self.previous = ev.previous
         elif isinstance(ev, PrivacyEvent):
             if self.game is not None and ev.game == self.game.started.game:
-                cmd = Privacy(id=0, game=ev.game, n=ev.n, step=ev.step, body=ev.body, sig=ev.sig)
+                cmd = ev.command()
                 self.game.receive(ev.seat, cmd)
         elif isinstance(ev, GameOver):
             self.score = list(ev.score)

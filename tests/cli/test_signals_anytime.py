@@ -13,7 +13,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,14 +22,6 @@ from tests.support.procs import REPO, Proc, env_for, localdurak
 
 RUNS = 8
 SIGINT_BIT = 1 << (signal.SIGINT - 1)
-
-
-@pytest.fixture
-def procs() -> Iterator[list[Proc]]:
-    started: list[Proc] = []
-    yield started
-    for p in started:
-        p.kill()
 
 
 def _interpreter_up(pid: int) -> bool:

@@ -198,15 +198,34 @@ def _play_until(screens: dict[str, Callable[[], str]], done: Callable[[str], boo
     raise AssertionError("the game did not go on; the screens:\n" + "\n".join(shown.values()))
 
 
-def test_the_host_quits_mid_game_and_resumes_with_two_friends_at_their_seats(
-    lan3: NetnsLan, tmux: None, tmp_path: Path
-) -> None:
-    """Three laptops: Anna hosts, Vera and Boris join from their own.  Mid-game Anna presses
-    q and confirms; both friends are told the host paused and keep their seats; Anna runs
-    the ``--resume`` line her screen printed; both friends are back at their seats, with
-    the hands they had, and the game goes on."""
-    lan = lan3
-    records = tmp_path / "records"
+# What a table screen says, in the client's language (the catalogues' words).
+SAYS = {
+    "en": {
+        "code": "Code to compare with the host:",
+        "you": "you: ",
+        "paused": "The host paused; it will resume. Your seat is kept.",
+        "reconnecting": "Connection lost — reconnecting…",
+        "cannot save": "The host cannot save (the disk is full): this game can no longer be"
+        " resumed after a crash",
+    },
+    "ru": {
+        "code": "Код для сверки с хозяином стола:",
+        "you": "вы: ",
+        "paused": "Хозяин стола приостановил игру и продолжит её. Ваше место сохранено.",
+        "reconnecting": "Связь потеряна — переподключаемся…",
+        "cannot save": "Хозяин стола не может сохранять (диск заполнен): после сбоя эту партию"
+        " уже не продолжить",
+    },
+}
+NAMES = {"host": "Anna", "vera": "Vera", "boris": "Boris"}
+
+
+def _three_laptops(
+    lan: NetnsLan, tmp_path: Path, records: Path, langs: dict[str, str]
+) -> dict[str, Callable[[], str]]:
+    """Anna hosts in namespace 0, Vera and Boris join from namespaces 1 and 2 (each client
+    in its language), the codes are compared, the game starts and a few moves are made.
+    Every screen's reader, by name."""
     host_screen = _start(
         lan,
         0,
@@ -219,30 +238,53 @@ def test_the_host_quits_mid_game_and_resumes_with_two_friends_at_their_seats(
     assert port is not None
     address = f"{lan.addresses[0]}:{port.group(1)}"
     friends = {
-        "vera": _start(lan, 1, "vera", tmp_path / "vera", f"join --address {address} --name Vera"),
-        "boris": _start(
-            lan, 2, "boris", tmp_path / "boris", f"join --address {address} --name Boris"
-        ),
+        name: _start(
+            lan,
+            k,
+            name,
+            tmp_path / name,
+            ("" if langs[name] == "en" else f"--lang {langs[name]} ")
+            + f"join --address {address} --name {NAMES[name]}",
+        )
+        for k, name in ((1, "vera"), (2, "boris"))
     }
     for name, capture in friends.items():
-        _wait(capture, "Code to compare with the host:", 20)
+        _wait(capture, SAYS[langs[name]]["code"], 20)
         _tmux("send-keys", "-t", name, "r")
     _wait(host_screen, "Boris")
     _wait(host_screen, "Vera")
     _tmux("send-keys", "-t", "host", "r")
     everyone = {"host": host_screen, **friends}
     for name, capture in everyone.items():
-        _wait(capture, "you: " + {"host": "Anna", "vera": "Vera", "boris": "Boris"}[name], 30)
-    # A few moves, so that the game is under way when the host leaves.
+        _wait(capture, SAYS[langs[name]]["you"] + NAMES[name], 30)
+    # A few moves, so that the game is under way.
     first = _log(host_screen())
-    _play_until(everyone, lambda s: "you: " in s and _log(s) != first)
+    _play_until(everyone, lambda s: _seated(s) and _log(s) != first)
+    return everyone
 
+
+def _seated(screen: str) -> bool:
+    """A table screen (its title names the player), in any of the languages."""
+    return any(says["you"] in screen for says in SAYS.values())
+
+
+def _pause_and_resume(
+    lan: NetnsLan,
+    tmp_path: Path,
+    records: Path,
+    everyone: dict[str, Callable[[], str]],
+    langs: dict[str, str],
+) -> None:
+    """Anna presses q and confirms; both friends are told the host paused and keep their
+    seats; Anna runs the ``--resume`` line her screen printed; both friends are back at
+    their seats with the hands they had, and the game goes on."""
+    host_screen = everyone["host"]
+    friends = {name: capture for name, capture in everyone.items() if name != "host"}
     _tmux("send-keys", "-t", "host", "q")
     _wait(host_screen, "Leave and close the table? y/n")
     _tmux("send-keys", "-t", "host", "y")
-    for capture in friends.values():
-        screen = _wait(capture, "The host paused; it will resume. Your seat is kept.", 20)
-        assert "Traceback" not in screen
+    for name, capture in friends.items():
+        assert "Traceback" not in _wait(capture, SAYS[langs[name]]["paused"], 20)
     hands = {name: _hand(capture()) for name, capture in friends.items()}
     _wait(host_screen, "EXIT=0", 20)
     joined = _tmux("capture-pane", "-p", "-J", "-t", "host")  # the resume line, unwrapped
@@ -257,26 +299,38 @@ def test_the_host_quits_mid_game_and_resumes_with_two_friends_at_their_seats(
     )  # fmt: skip
     _wait(host_screen, "you: Anna", 30)
     for name, capture in friends.items():
+        says = SAYS[langs[name]]
         deadline = time.monotonic() + 30
         screen = capture()
-        while "paused" in screen or "reconnect" in screen:
+        while says["paused"] in screen or says["reconnecting"] in screen:
             assert time.monotonic() < deadline, screen
             time.sleep(0.1)
             screen = capture()
-        assert "you: " in screen and "Traceback" not in screen
+        assert says["you"] + NAMES[name] in screen and "Traceback" not in screen, screen
         assert _hand(screen) == hands[name], screen  # his seat, his hand
     # The game goes on: moves are made and every screen shows them.
     back = {name: _log(capture()) for name, capture in everyone.items()}
-    _play_until(everyone, lambda s: "you: " in s and _log(s) not in back.values())
+    _play_until(everyone, lambda s: _seated(s) and _log(s) not in back.values())
+
+
+def test_the_host_quits_mid_game_and_resumes_with_two_friends_at_their_seats(
+    lan3: NetnsLan, tmux: None, tmp_path: Path
+) -> None:
+    """Three laptops: Anna hosts, Vera and Boris join from their own.  Mid-game Anna stops
+    the table and resumes it (`_pause_and_resume`); then everyone leaves cleanly."""
+    langs = {"host": "en", "vera": "en", "boris": "en"}
+    records = tmp_path / "records"
+    everyone = _three_laptops(lan3, tmp_path, records, langs)
+    _pause_and_resume(lan3, tmp_path, records, everyone, langs)
     for name in ("vera", "boris"):
         _tmux("send-keys", "-t", name, "q")
         _wait(everyone[name], "Your seat is held")
         _tmux("send-keys", "-t", name, "y")
         _wait(everyone[name], "EXIT=")
     _tmux("send-keys", "-t", "host", "q")
-    _wait(host_screen, "Leave and close the table? y/n")
+    _wait(everyone["host"], "Leave and close the table? y/n")
     _tmux("send-keys", "-t", "host", "y")
-    assert "Traceback" not in _wait(host_screen, "EXIT=0", 20)
+    assert "Traceback" not in _wait(everyone["host"], "EXIT=0", 20)
 
 
 def _hand(screen: str) -> str:
@@ -284,3 +338,61 @@ def _hand(screen: str) -> str:
     lines = screen.splitlines()
     numbers = next(i for i, line in enumerate(lines) if "1    2" in line)
     return lines[numbers - 1].strip()
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 4 MB tmpfs for the host's record folder (root, as for the namespaces).  Mounted
+    before the host starts, so its namespace's copy of the mounts has it."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(disk)], check=True)
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def _said(screen: str) -> str:
+    """The screen's words as one line (a long banner wraps onto a second row)."""
+    rows = (row.strip().strip("│|").strip() for row in screen.splitlines())
+    return " ".join(" ".join(rows).split())
+
+
+def _fill(disk: Path) -> Path:
+    """Take every free byte of ``disk``."""
+    filler = disk / "filler"
+    try:
+        with open(filler, "wb") as f:
+            while True:
+                f.write(b"\0" * 65536)
+                f.flush()
+    except OSError:
+        pass  # full: the write (or the close's flush) failed
+    return filler
+
+
+def test_the_disk_fills_under_a_live_game_every_friend_is_told_and_it_resumes(
+    lan3: NetnsLan, tmux: None, tmp_path: Path, small_disk: Path
+) -> None:
+    """Three laptops, Vera's client in Russian.  Mid-game the host's record folder fills up:
+    every screen says, in its own language, that the host cannot save, and the game goes on
+    from memory.  Space is freed: the words go away once the host has written everything
+    again.  Then Anna stops the table and resumes it (`_pause_and_resume`): both friends
+    are back at their seats with their hands, nothing was lost while the disk was full."""
+    langs = {"host": "en", "vera": "ru", "boris": "en"}
+    records = small_disk / "records"
+    everyone = _three_laptops(lan3, tmp_path, records, langs)
+
+    filler = _fill(small_disk)
+    # The next writes fail: every screen says so in its language, and play goes on.
+    told = {says["cannot save"] for says in SAYS.values()}
+    _play_until(everyone, lambda s: any(t in _said(s) for t in told))
+    for name, capture in everyone.items():
+        assert SAYS[langs[name]]["cannot save"] in _said(capture()), name
+
+    filler.unlink()
+    # The host writes everything again once the disk takes it; the words go away.
+    _play_until(everyone, lambda s: not any(t in _said(s) for t in told))
+
+    _pause_and_resume(lan3, tmp_path, records, everyone, langs)

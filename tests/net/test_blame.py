@@ -21,7 +21,7 @@ from localdurak.cli.main import main
 from localdurak.game.rules import Rules
 from localdurak.net.api import EventKind
 from localdurak.net.client import Address, ClientSession
-from localdurak.net.host import HostOptions, TableHost
+from localdurak.net.host import TableHost
 from localdurak.net.identity import load_or_create
 from localdurak.protocol.privacy.audit import AuditReport, audit
 from localdurak.protocol.privacy.group import GROUP, Point
@@ -31,6 +31,7 @@ from localdurak.protocol.privacy.roles import Player
 from localdurak.protocol.privacy.transcript import strip_step
 from localdurak.protocol.signing import key_fingerprint
 from tests.protocol.test_not_me import false_not_me
+from tests.support.hosts import loopback
 
 
 async def until(cond: Any, sessions: Sequence[ClientSession], timeout: float = 30) -> None:
@@ -43,7 +44,10 @@ async def until(cond: Any, sessions: Sequence[ClientSession], timeout: float = 3
 
 @pytest.mark.parametrize("cheater", [0, 2])
 async def test_a_dishonest_shuffler_is_named_and_the_game_aborted_nobody_is_the_durak(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cheater: int
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    cheater: int,
 ) -> None:
     honest = Player._signed_shuffle
 
@@ -58,85 +62,36 @@ async def test_a_dishonest_shuffler_is_named_and_the_game_aborted_nobody_is_the_
         return honest(self, before, after, perm)
 
     monkeypatch.setattr(Player, "_signed_shuffle", dishonest)
-    events: list[dict[str, Any]] = []
-    ident = load_or_create(tmp_path / "host")
-    host = TableHost(
-        ident,
-        HostOptions(
-            name="Blame",
-            seats=3,
-            rules=Rules(deck=36),
-            record_dir=tmp_path / "records",
-            port=0,
-            advertise=False,
-            host="127.0.0.1",
-            hold=60,
-        ),
-        on_event=events.append,
+    events, sessions, closed = await _abort_over_tls(tmp_path)
+    report = _only_the_guilty_named(
+        tmp_path, events, sessions, cheater, "proof of shuffle", monkeypatch, capsys
     )
-    await host.start()
-    run = asyncio.create_task(host.run())
-    sessions: list[ClientSession] = []
-    try:
-        for name in ("alice", "bob", "carol"):  # seats 0, 1, 2 in the order they join
-            s = ClientSession(
-                load_or_create(tmp_path / name),
-                name,
-                Address("127.0.0.1", host.port, ident.fingerprint),
-                state_dir=tmp_path / name / "sessions",
-            )
-            await s.start()
-            sessions.append(s)
-        for s in sessions:
-            await s.set_ready(True)
-        await until(lambda: any(e.get("event") == "game_over" for e in events), sessions)
-        over = next(e for e in events if e.get("event") == "game_over")
-        aborted = next(e for e in events if e.get("event") == "aborted")
-        assert aborted["seat"] == cheater and "proof of shuffle" in aborted["reason"]
-        # No durak, no forfeit, nobody's score moved.
-        assert over["result"] == {"durak": [], "draw": False, "pogony": 0}
-        assert over["aborted"]["seat"] == cheater and "forfeit" not in over
-        assert over["score"] == [0, 0, 0]
-        assert not any(e.get("event") == "forfeit" for e in events)
-        for seat, s in enumerate(sessions):
-            await until(lambda s=s: s.aborted is not None, sessions)
-            assert s.aborted is not None and s.aborted[0] == cheater
-            # Every screen says who broke the protocol; nobody left the table on its own (the
-            # one game of the series is over, so the host closes it).
-            assert s.closed_reason is None or "series is over" in s.closed_reason
-            ends = [e for e in s.events if e.kind is EventKind.GAME_OVER]
-            assert ends and ends[-1].seat == cheater
-            if seat != cheater and seat != (cheater + 1) % 3:
-                # Its own checks found it (the next shuffler may not have checked it yet).
-                assert s.cheat is not None and s.cheat[0] == cheater
-        # The record: aborted, naming the cheater; its audit names the cheater alone.
-        record = json.loads(Path(over["record"]).read_text())
-        assert record["aborted"]["seat"] == cheater
-        report = audit(record)
-        assert report.guilty == (cheater,), report.faults
-        assert any(f.seat == cheater and "proof of shuffle" in f.what for f in report.faults)
-    finally:
-        for s in sessions:
-            await s.close()
-        await host.close("test over")
-        run.cancel()
+    for seat, s in enumerate(sessions):
+        # Nobody left the table on its own (the one game of the series is over, so the host
+        # closes it).
+        why = closed[seat]
+        assert why is None or "series is over" in why, closed
+        if seat != cheater and seat != (cheater + 1) % 3:
+            # Its own checks found it (the next shuffler may not have checked it yet).
+            assert s.cheat is not None and s.cheat[0] == cheater
+    assert any(f.seat == cheater and "proof of shuffle" in f.what for f in report.faults)
 
 
-async def _abort_over_tls(tmp_path: Path) -> tuple[list[dict[str, Any]], list[ClientSession]]:
+async def _abort_over_tls(
+    tmp_path: Path,
+) -> tuple[list[dict[str, Any]], list[ClientSession], list[str | None]]:
     """A 3-seat table over loopback TLS played until its game ends (by the patched cheat):
-    the host's events and the sessions, still open (the caller closes them)."""
+    the host's events, the sessions (closed by now: what they saw stays) and why each was
+    closed before the test closed it (None: it was not)."""
     events: list[dict[str, Any]] = []
     ident = load_or_create(tmp_path / "host")
     host = TableHost(
         ident,
-        HostOptions(
+        loopback(
+            tmp_path,
             name="Blame",
             seats=3,
             rules=Rules(deck=36),
-            record_dir=tmp_path / "records",
-            port=0,
-            advertise=False,
-            host="127.0.0.1",
             hold=60,
         ),
         on_event=events.append,
@@ -159,7 +114,7 @@ async def _abort_over_tls(tmp_path: Path) -> tuple[list[dict[str, Any]], list[Cl
         await until(lambda: any(e.get("event") == "game_over" for e in events), sessions)
         for s in sessions:
             await until(lambda s=s: s.aborted is not None, sessions)
-        return events, sessions
+        return events, sessions, [s.closed_reason for s in sessions]
     finally:
         for s in sessions:
             await s.close()
@@ -209,10 +164,10 @@ def _only_the_guilty_named(
     faults = [line for line in out if "identity" not in line and line.startswith("seat ")]
     assert faults and all(line.startswith(f"seat {guilty}:") for line in faults), out
     assert named == {0, 1, 2}
-    for s, name in enumerate(("alice", "bob", "carol")):
+    for seat, name in enumerate(("alice", "bob", "carol")):
         fp = key_fingerprint(load_or_create(tmp_path / name).public_key)
-        (line,) = [x for x in out if x.startswith(f"seat {s}: {name}, identity {fp}")]
-        assert line.endswith("(this device: you)") == (s == honest), line
+        (line,) = [x for x in out if x.startswith(f"seat {seat}: {name}, identity {fp}")]
+        assert line.endswith("(this device: you)") == (seat == honest), line
     return report
 
 
@@ -233,7 +188,7 @@ async def test_a_false_not_me_over_the_network_aborts_naming_the_liar_alone(
         return out
 
     monkeypatch.setattr(Player, "_rf1", lying)
-    events, sessions = await _abort_over_tls(tmp_path)
+    events, sessions, _ = await _abort_over_tls(tmp_path)
     assert liar, "nobody held a trump"
     report = _only_the_guilty_named(
         tmp_path, events, sessions, liar[0], "not me", monkeypatch, capsys
@@ -274,7 +229,7 @@ async def test_a_bad_layer_removal_over_the_network_aborts_naming_the_stripper_a
         return replace(msg, outputs=tuple(outputs), proof=proof)
 
     monkeypatch.setattr(Player, "_strip", bad)
-    events, sessions = await _abort_over_tls(tmp_path)
+    events, sessions, _ = await _abort_over_tls(tmp_path)
     assert done
     _only_the_guilty_named(
         tmp_path, events, sessions, cheater, "layer removal", monkeypatch, capsys

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,15 +18,7 @@ from localdurak.protocol.codec import encode_frame
 from localdurak.protocol.messages import PrivacyEvent, message_to_wire
 from localdurak.protocol.privacy.audit import audit
 from tests.soak.common import check_record
-from tests.support.procs import Proc, env_for, localdurak
-
-
-@pytest.fixture
-def procs() -> Iterator[list[Proc]]:
-    started: list[Proc] = []
-    yield started
-    for p in started:
-        p.kill()
+from tests.support.procs import Proc, env_for, join_bot, localdurak
 
 
 def host(tmp_path: Path, procs: list[Proc], *args: str, home: str = "host") -> Proc:
@@ -54,26 +45,8 @@ def host(tmp_path: Path, procs: list[Proc], *args: str, home: str = "host") -> P
 def join(
     tmp_path: Path, procs: list[Proc], listening: dict[str, Any], name: str, *args: str
 ) -> Proc:
-    p = Proc(
-        localdurak(
-            "join",
-            "--address",
-            f"127.0.0.1:{listening['port']}",
-            "--fingerprint",
-            listening["fingerprint"],
-            "--bot",
-            "--level",
-            "random",
-            "--name",
-            name,
-            *args,
-        ),
-        # Trace lines ("applied" per action), unbuffered: a test can tell the game is on.
-        env_for(tmp_path / name, LOCALDURAK_TRACE="1", PYTHONUNBUFFERED="1"),
-        name,
-    )
-    procs.append(p)
-    return p
+    """A bot process joining by address and fingerprint, its home ``tmp_path / name``."""
+    return join_bot(procs, tmp_path / name, listening, name, *args)
 
 
 def mid_game(client: Proc, actions: int = 12) -> None:

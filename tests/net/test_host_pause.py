@@ -10,7 +10,6 @@ from __future__ import annotations
 import shlex
 import signal
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,14 +17,6 @@ import pytest
 from tests.net.test_e2e import host, join, mid_game
 from tests.soak.common import check_record
 from tests.support.procs import Proc, env_for, localdurak
-
-
-@pytest.fixture
-def procs() -> Iterator[list[Proc]]:
-    started: list[Proc] = []
-    yield started
-    for p in started:
-        p.kill()
 
 
 def stderr_of(p: Proc, expected: str, timeout: float = 10) -> str:

@@ -13,25 +13,23 @@ from typing import Any
 from localdurak.game.rules import Rules
 from localdurak.net.api import MoveClock
 from localdurak.net.client import Address, ClientSession
-from localdurak.net.host import HostOptions, TableHost
+from localdurak.net.host import TableHost
 from localdurak.net.identity import load_or_create
 from localdurak.protocol.privacy.audit import audit
+from tests.support.hosts import loopback
 
 
 async def test_a_silent_player_forfeits_on_the_clock(tmp_path: Path) -> None:
     events: list[dict[str, Any]] = []
     host = TableHost(
         load_or_create(tmp_path / "host"),
-        HostOptions(
+        loopback(
+            tmp_path,
             name="Clock",
             seats=2,
             bots=1,
             bot_level="random",
             rules=Rules(deck=24),
-            record_dir=tmp_path / "records",
-            port=0,
-            advertise=False,
-            host="127.0.0.1",
             move_time=1.0,
             hold=600,
         ),
@@ -77,16 +75,13 @@ async def test_a_silent_player_forfeits_on_the_clock(tmp_path: Path) -> None:
 async def test_no_clock_when_it_is_off(tmp_path: Path) -> None:
     host = TableHost(
         load_or_create(tmp_path / "host"),
-        HostOptions(
+        loopback(
+            tmp_path,
             name="No clock",
             seats=2,
             bots=2,
             bot_level="random",
             rules=Rules(deck=24),
-            record_dir=tmp_path / "records",
-            port=0,
-            advertise=False,
-            host="127.0.0.1",
             move_time=0,
         ),
     )
@@ -95,3 +90,57 @@ async def test_no_clock_when_it_is_off(tmp_path: Path) -> None:
 
     assert not any(isinstance(e, Clock) for e in host.events)
     assert "forfeit" not in host.results[0]
+
+
+async def test_a_player_who_drops_on_his_turn_is_held_not_clocked(tmp_path: Path) -> None:
+    """The move clock is for a connected player who does not act; one who dropped has his
+    hold (``--hold``: a seat being restored after the host's crash is away until it is
+    back).  On main before this, the clock ran on against a dropped seat and forfeited it
+    after the move time, sooner than its hold."""
+    from localdurak.protocol.messages import Clock
+
+    events: list[dict[str, Any]] = []
+    host = TableHost(
+        load_or_create(tmp_path / "host"),
+        loopback(
+            tmp_path,
+            name="Held",
+            seats=2,
+            bots=1,
+            bot_level="random",
+            rules=Rules(deck=24),
+            move_time=1.0,
+            hold=3.0,
+        ),
+        on_event=events.append,
+    )
+    await host.start()
+    serving = asyncio.create_task(host.run())
+    silent = ClientSession(
+        load_or_create(tmp_path / "silent"),
+        "Silent",
+        Address("127.0.0.1", host.port, host.identity.fingerprint),
+        state_dir=tmp_path / "saved",
+    )
+    await silent.start()
+    await silent.set_ready(True)
+    try:
+        async with asyncio.timeout(60):
+            # Its turn, its clock on its screen: then it drops.
+            while silent.move_clock is None or silent.move_clock.seat != silent.seat:
+                await asyncio.wait_for(silent.wait_changed(), 60)
+        me = silent.seat
+        await silent.close()
+        await asyncio.wait_for(serving, 60)
+    finally:
+        await silent.close()
+        if not serving.done():
+            await host.close()
+    over = host.results[0]
+    assert over["forfeit"] == me
+    names = [e["event"] for e in events]
+    assert "move_time" not in names, events  # forfeited by its hold, not by the clock
+    assert names.index("away") < names.index("forfeit")
+    away = next(k for k, e in enumerate(host.events) if getattr(e, "connected", None) is False)
+    # Every screen was told that no clock runs for it any more.
+    assert any(isinstance(e, Clock) and e.seat is None for e in host.events[away:])

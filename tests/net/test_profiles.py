@@ -23,15 +23,7 @@ import pytest
 from localdurak import datadir
 from localdurak.net import identity as ident
 from tests.net.test_e2e import host
-from tests.support.procs import REPO, Proc, env_for, localdurak
-
-
-@pytest.fixture
-def procs() -> Iterator[list[Proc]]:
-    started: list[Proc] = []
-    yield started
-    for p in started:
-        p.kill()
+from tests.support.procs import REPO, Proc, env_for, join_bot, localdurak
 
 
 @pytest.fixture(autouse=True)
@@ -41,23 +33,8 @@ def _default_profile() -> Iterator[None]:
 
 
 def bot(procs: list[Proc], home: Path, listening: dict[str, Any], name: str, *extra: str) -> Proc:
-    p = Proc(
-        localdurak(
-            "join",
-            "--address",
-            f"127.0.0.1:{listening['port']}",
-            "--bot",
-            "--level",
-            "random",
-            "--name",
-            name,
-            *extra,
-        ),
-        env_for(home, PYTHONUNBUFFERED="1"),
-        name,
-    )
-    procs.append(p)
-    return p
+    """A bot process joining by address alone (it pins the table, or finds its saved seat)."""
+    return join_bot(procs, home, listening, name, *extra, fingerprint=False, trace=False)
 
 
 def seated(h: Proc) -> list[int]:

@@ -26,6 +26,7 @@ from localdurak.game.rules import Rules
 from localdurak.net.host import EVENTS_FILE, HostOptions, TableHost, resume_table
 from localdurak.net.identity import Identity, load_or_create
 from localdurak.protocol.messages import Notice
+from localdurak.protocol.records import journal_append
 from tests.soak.common import check_record
 
 
@@ -148,3 +149,29 @@ async def test_a_journal_beside_another_games_table_is_refused_with_a_message(
     other.write_bytes(b"")
     with pytest.raises(ValueError, match="another game"):
         resume_table(identity, other)
+
+
+async def test_a_refused_step_keeps_its_envelope_through_journal_rewrites(tmp_path: Path) -> None:
+    """A journal written again from memory (every resume; a disk freed again) keeps each
+    refused step as its seat signed it, so a second resume and the record still show it.
+    On main before this the rewrite kept a bare [seat, n]: after a disk freed and a power
+    cut the fault soak's record failed its audit ("the refusals cannot be checked")."""
+    from localdurak.net.host_resume import refused_in_journal
+
+    identity, journal, _ = await crash_image(tmp_path)
+    host = resume_table(identity, journal)
+    g = host.game
+    assert g is not None
+    step = g.steps[-1]
+    seat, n = step["seat"], g.counters.last[step["seat"]] + 1
+    # A refusal as the live host journals it (its signed step, at the log's length then).
+    envelope = {"step": step["step"], "sig": step["sig"].hex(), "body": [], "at": 0}
+    host.store.journal_line(journal_append("privacy_refused", [seat, n, envelope]))
+    for _ in range(2):  # a resume, then a rebuild from memory (as after disk trouble)
+        host.store.unlock()
+        host = resume_table(identity, journal)
+        assert host.game is not None
+        assert host.game.refusal(seat, n) == [seat, n, envelope]
+        host._rewrite_all()
+        assert [seat, n, envelope] in refused_in_journal(journal)
+    host.store.unlock()

@@ -8,7 +8,6 @@ SIGINT printed a KeyboardInterrupt traceback."""
 from __future__ import annotations
 
 import signal
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,38 +15,14 @@ import pytest
 
 from tests.net.test_e2e import host, mid_game
 from tests.soak.common import check_record
-from tests.support.procs import Proc, env_for, localdurak
-
-
-@pytest.fixture
-def procs() -> Iterator[list[Proc]]:
-    started: list[Proc] = []
-    yield started
-    for p in started:
-        p.kill()
+from tests.support.procs import Proc, join_bot
 
 
 def join_by_address(
     tmp_path: Path, procs: list[Proc], listening: dict[str, Any], name: str
 ) -> Proc:
-    p = Proc(
-        localdurak(
-            "join",
-            "--address",
-            f"127.0.0.1:{listening['port']}",
-            "--bot",
-            "--level",
-            "random",
-            "--name",
-            name,
-            "--delay",
-            "0.02",
-        ),
-        env_for(tmp_path / name, LOCALDURAK_TRACE="1", PYTHONUNBUFFERED="1"),
-        name,
-    )
-    procs.append(p)
-    return p
+    """A bot process joining by address alone, as a person restarts it."""
+    return join_bot(procs, tmp_path / name, listening, name, "--delay", "0.02", fingerprint=False)
 
 
 @pytest.mark.parametrize("how", ["kill", signal.SIGTERM, signal.SIGINT])

@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 
 from localdurak.game.rules import Rules
-from localdurak.net.host import HostOptions, TableHost, resume_table
+from localdurak.net.host import TableHost, resume_table
 from localdurak.net.identity import load_or_create
 from localdurak.net.table_store import TableInUse
 from tests.net.test_recovery import crash_image, until
+from tests.support.hosts import loopback
 
 
 def snapshot_of(folder: Path) -> dict[str, bytes]:
@@ -41,16 +42,13 @@ async def test_a_resume_while_the_host_still_runs_touches_nothing_and_says_so(
     identity = load_or_create(tmp_path / "host")
     host = TableHost(
         identity,
-        HostOptions(
+        loopback(
+            tmp_path,
             name="Live",
             seats=2,
             bots=2,
             bot_level="random",
             rules=Rules(deck=24),
-            record_dir=tmp_path / "records",
-            port=0,
-            advertise=False,
-            host="127.0.0.1",
             bot_delay=0.05,
         ),
     )
@@ -84,17 +82,14 @@ async def test_resuming_a_finished_game_says_so(tmp_path: Path, games: int) -> N
     identity = load_or_create(tmp_path / "host")
     host = TableHost(
         identity,
-        HostOptions(
+        loopback(
+            tmp_path,
             name="Done",
             seats=2,
             bots=2,
             bot_level="random",
             rules=Rules(deck=24),
             games=games,
-            record_dir=tmp_path / "records",
-            port=0,
-            advertise=False,
-            host="127.0.0.1",
         ),
     )
     await host.start()

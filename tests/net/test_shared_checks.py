@@ -13,9 +13,10 @@ import pytest
 
 from localdurak.game.rules import Rules
 from localdurak.net.client import Address, ClientSession
-from localdurak.net.host import HostOptions, TableHost
+from localdurak.net.host import TableHost
 from localdurak.net.identity import load_or_create
 from localdurak.protocol.privacy import transcript
+from tests.support.hosts import loopback
 
 
 async def test_the_host_and_its_bots_check_each_stage_once_the_guest_every_other(
@@ -40,16 +41,13 @@ async def test_the_host_and_its_bots_check_each_stage_once_the_guest_every_other
     ident = load_or_create(tmp_path / "host")
     host = TableHost(
         ident,
-        HostOptions(
+        loopback(
+            tmp_path,
             name="Shared",
             seats=3,
             bots=2,
             bot_level="random",
             rules=Rules(deck=36),
-            record_dir=tmp_path / "records",
-            port=0,
-            advertise=False,
-            host="127.0.0.1",
             bot_delay=0.05,
         ),
     )

@@ -216,21 +216,34 @@ def _swap_moves(record: dict[str, Any], k: int) -> dict[str, Any] | None:
     return r
 
 
-def test_two_seats_moves_swapped_make_nobody_guilty(record: dict[str, Any]) -> None:
-    """Each seat signs its own counter; nobody signs the order across seats.  The host swaps
-    two seats' consecutive moves, in the log and in the actions: every signature and every
-    seat's counters still check.  Some swaps commute (the same game: clean); the first that
-    does not makes the second seat answer a move not yet made — an illegal move in the host's
-    order, which must not make that seat guilty."""
+def _first_swap_shown(record: dict[str, Any]) -> AuditReport:
+    """The audit of the first swap of two seats' consecutive moves that is not clean."""
     for k in range(len(record["actions"]) - 1):
         swapped = _swap_moves(record, k)
         if swapped is None:
             continue
         report = audit(swapped, require_actions=True)
         if not report.clean:
-            break
-    else:
-        raise AssertionError("no swap of two seats' moves changed the game")
+            return report
+    raise AssertionError("no swap of two seats' moves changed the game")
+
+
+def test_two_seats_moves_swapped_make_nobody_guilty(
+    game: MemoryGame, record: dict[str, Any]
+) -> None:
+    """Each seat signs its own counter; nobody signs the order across seats.  The host swaps
+    two seats' consecutive moves, in the log and in the actions: every signature and every
+    seat's counters still check.  But each step signs how much of the log its seat had seen
+    (`seen`), so a reply put before the move it answered shows at once as the host's rewrite,
+    naming nobody.  In a record of the format before that (/4), some swaps commute (the same
+    game: clean); the first that does not makes the second seat answer a move not yet made —
+    an illegal move in the host's order, which must not make that seat guilty."""
+    report = _first_swap_shown(record)
+    blames_the_record_only(report)
+    assert any("before what their seat had seen" in f.what for f in report.faults), report.faults
+
+    _as_format_4(game, record)
+    report = _first_swap_shown(record)
     blames_the_record_only(report)
     assert any("illegal in the order the host accepted it" in f.what for f in report.faults)
     # One fault per kind, not one per bout that followed the swap.
@@ -308,9 +321,8 @@ def _cut_the_winners_last_moves(record: dict[str, Any], *, envelopes: bool) -> i
     for s in cut:
         if envelopes:
             body = [old[i] for i in s["at"]]
-            claims.append(
-                [s["seat"], s["n"], {"step": s["step"], "sig": s["sig"], "body": body, "at": start}]
-            )
+            env = {"step": s["step"], "sig": s["sig"], "body": body, "at": start}
+            claims.append([s["seat"], s["n"], env | {"seen": s["seen"]}])
         else:
             claims.append([s["seat"], s["n"]])
     ident["refused"] = claims
@@ -370,3 +382,160 @@ def test_honest_refusals_of_moves_that_lost_a_race_audit_clean() -> None:
     assert claimed and all(len(c) == 3 for c in claimed), claimed
     report = audit(record, require_actions=True)
     assert report.clean, report.faults
+
+
+# --- the host's word about when a refused step came ---------------------------------------------
+
+
+def test_deleted_moves_placed_after_a_later_step_of_their_seat_are_shown(
+    record: dict[str, Any],
+) -> None:
+    """The host deletes the winner's last moves and all after them, and claims it refused them
+    — placed after a later step of the same seat (its key reveal), where a step would have been
+    refused by its counter whatever it was (it came after one its seat signed later).  The
+    seat signed its steps under the rule that the host takes them in the order it signed them
+    (its counter): such a placement is the host's, the record was altered — naming nobody."""
+    _cut_the_winners_last_moves(record, envelopes=True)
+    ident = record["privacy"]["identity"]
+    end = len(record["privacy"]["log"])
+    for claim in ident["refused"]:
+        claim[2]["at"] = end  # after every seat's key reveal, a later step of the same seat
+    report = audit(record, require_actions=True)
+    blames_the_record_only(report)
+    assert any("order" in f.what and "refused" in f.what for f in report.faults), report.faults
+
+
+def test_a_seat_that_signs_two_steps_with_one_counter_is_named() -> None:
+    """A seat signs a second, different step under a counter whose step the host accepted (an
+    equivocation: it could show one step to one party, another to another).  The host refuses
+    it as a replay and keeps it as evidence; the audit names that seat — its two signatures
+    are the proof — and nobody else."""
+    from localdurak.protocol.errors import Replayed
+    from localdurak.protocol.table.common import Signed
+
+    with mock.patch("os.urandom", random.Random(5).randbytes):
+        g = MemoryGame(2, Rules(deck=24), seed=5)
+        g.deal()
+        for _ in range(6):
+            assert g.step()
+        seat = g.seats[1]
+        mine = [st for st in g.host.steps if st["seat"] == 1]
+        last, nonce = mine[-1], mine[0]
+        body = [message_from_json(g.host.privacy.t.log[i].to_json()).to_dict() for i in nonce["at"]]
+        sig = g.keys[1].sign(action_payload(seat.bound, 1, last["n"], nonce["step"], body))
+        with pytest.raises(Replayed):
+            g.host.receive(1, Signed(seat.game_id, last["n"], nonce["step"], body, sig).command(0))
+        g.play_out()
+    record = json.loads(json.dumps(g.record()))
+    report = audit(record, require_actions=True)
+    assert report.guilty == (1,), report.faults
+    assert any(f"counter #{last['n']}" in f.what for f in report.faults), report.faults
+
+
+def _as_format_4(game: MemoryGame, record: dict[str, Any]) -> None:
+    """``record`` as a host of the format before ordered steps wrote it: every step and every
+    refused step signed by its seat under the older domain, the format /4."""
+    from localdurak.protocol.signing import UNORDERED_DOMAIN
+
+    p = record["privacy"]
+    p["format"] = "localdurak-privacy/4"
+    ident = p["identity"]
+    digest = ident_digest(ident)
+    for st in ident["steps"]:
+        st.pop("seen", None)
+        body = [message_from_json(p["log"][i]).to_dict() for i in st["at"]]
+        payload = action_payload(
+            digest, st["seat"], st["n"], st["step"], body, domain=UNORDERED_DOMAIN
+        )
+        st["sig"] = game.keys[st["seat"]].sign(payload).hex()
+    for seat, n, env in (r for r in ident["refused"] if len(r) == 3):
+        env.pop("seen", None)
+        body = [message_from_json(m).to_dict() for m in env["body"]]
+        payload = action_payload(digest, seat, n, env["step"], body, domain=UNORDERED_DOMAIN)
+        env["sig"] = game.keys[seat].sign(payload).hex()
+
+
+def ident_digest(ident: dict[str, Any]) -> bytes:
+    return setup_digest(
+        game=bytes.fromhex(ident["game"]),
+        number=ident["number"],
+        rules=ident["rules"],
+        dealer=ident["dealer"],
+        names=ident["names"],
+        keys=[bytes.fromhex(k) for k in ident["keys"]],
+        previous=ident["previous"],
+    )
+
+
+def test_a_record_of_the_format_before_ordered_steps_still_audits(
+    game: MemoryGame, record: dict[str, Any]
+) -> None:
+    """A /4 record (its seats signed under the older domain, no rule about the order in which
+    the host took their steps) audits as before — clean, the same moves deleted and placed
+    after a later step pass as refused — and says that the order is not proven.  A /5 record
+    relabelled /4 fails every signature: the rule cannot be dropped by rewriting the format."""
+    relabelled = copy.deepcopy(record)
+    relabelled["privacy"]["format"] = "localdurak-privacy/4"
+    report = audit(relabelled, require_actions=True)
+    blames_the_record_only(report)
+    assert any("identity signature" in f.what for f in report.faults), report.faults
+
+    old = copy.deepcopy(record)
+    _as_format_4(game, old)
+    report = audit(old, require_actions=True)
+    assert report.clean, report.faults
+    assert any("order of each seat's steps" in u for u in report.unchecked), report.unchecked
+
+    _cut_the_winners_last_moves(record, envelopes=True)
+    end = len(record["privacy"]["log"])
+    for claim in record["privacy"]["identity"]["refused"]:
+        claim[2]["at"] = end
+    _as_format_4(game, record)
+    report = audit(record, require_actions=True)
+    assert report.clean, report.faults  # judged as before: the host's word
+    assert any("order of each seat's steps" in u for u in report.unchecked), report.unchecked
+
+
+def test_a_corrupt_copy_of_a_step_then_sent_whole_leaves_the_record_clean() -> None:
+    """A step arrives with a broken signature (a corrupt copy, or one made in the seat's name):
+    refused, only its counter can be noted (a bare claim: nothing shows who sent it).  The
+    seat's real step under that counter then arrives (a resend) and is accepted: the bare claim
+    explains no gap and hides nothing, so the record is clean."""
+    import dataclasses
+
+    from localdurak.protocol.errors import AuthFailed
+
+    with mock.patch("os.urandom", random.Random(5).randbytes):
+        g = MemoryGame(2, Rules(deck=24), seed=5)
+        g.deal()
+        for _ in range(4):
+            assert g.step()
+        for seat in g.seats:
+            view = seat.view()
+            action = g.bots[seat.seat].choose(view) if view is not None else None
+            if action is not None:
+                break
+        assert action is not None, "nobody can act"
+        signed = seat.act(action)
+        with pytest.raises(AuthFailed):
+            g.host.receive(seat.seat, dataclasses.replace(signed, sig=bytes(64)).command(0))
+        assert g.host.refused_steps[-1][:2] == (seat.seat, signed.n)
+        g.send(seat.seat, [signed])
+        g.pump()
+        g.play_out()
+    report = audit(json.loads(json.dumps(g.record())), require_actions=True)
+    assert report.clean, report.faults
+
+
+def test_a_refusal_placed_before_what_its_seat_had_seen_is_shown(record: dict[str, Any]) -> None:
+    """The host deletes the winner's last moves and claims it refused them *earlier* than they
+    came, just before the last message their seat had seen when it signed them (where a cover,
+    say, is refused: the attack it covers was not made yet).  Each step signs how much of the
+    log its seat had seen: such a placement is the record's fault, naming nobody."""
+    _cut_the_winners_last_moves(record, envelopes=True)
+    claims = record["privacy"]["identity"]["refused"]
+    for claim in claims:
+        claim[2]["at"] = max(claim[2]["seen"] - 1, 0)
+    report = audit(record, require_actions=True)
+    blames_the_record_only(report)
+    assert any("signed it having seen" in f.what for f in report.faults), report.faults

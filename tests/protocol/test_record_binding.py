@@ -76,7 +76,7 @@ def test_an_untouched_record_is_clean_and_says_who_played(
     assert report.unchecked == ()
     assert [(s.seat, s.name) for s in report.seats] == list(enumerate(NAMES))
     assert [s.fingerprint for s in report.seats] == [key_fingerprint(k) for k in game.started.keys]
-    assert record["privacy"]["format"] == "localdurak-privacy/4"
+    assert record["privacy"]["format"] == "localdurak-privacy/5"
 
 
 def test_result_rewritten(record: dict[str, Any]) -> None:

@@ -1,5 +1,6 @@
-"""Soak suite 2: kill -9 and restarts of clients and the host, link cuts, in one game
-(tests/soak/faults.py).  Needs root and ``ip netns`` (CI runs as root)."""
+"""Soak suite 2: kill -9 and restarts of clients and the host, link cuts, a power cut's lost
+tail, a disk filled then freed, in one game (tests/soak/faults.py).  Needs root and
+``ip netns`` (CI runs as root)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,9 @@ from tests.support import netns
 pytestmark = pytest.mark.slow
 
 COUNTS = (
-    {"client_kills": 20, "host_kills": 3, "link_cuts": 6}
+    {"client_kills": 20, "host_kills": 3, "link_cuts": 6, "lost_tails": 3, "disk_fills": 2}
     if FULL
-    else {"client_kills": 3, "host_kills": 1, "link_cuts": 1}
+    else {"client_kills": 3, "host_kills": 1, "link_cuts": 1, "lost_tails": 1, "disk_fills": 1}
 )
 
 
@@ -32,4 +33,6 @@ def test_kills_restarts_and_link_cuts_lose_nothing(tmp_path: Path) -> None:
     assert out["client_kills"] == COUNTS["client_kills"], out
     assert out["host_kills"] == COUNTS["host_kills"], out
     assert out["link_cuts"] == COUNTS["link_cuts"], out
+    assert out["lost_tails"] == COUNTS["lost_tails"], out
+    assert out["disk_fills"] == COUNTS["disk_fills"], out
     assert out["audit"] == "clean" and out["cards_accounted_for"] == out["deck"]

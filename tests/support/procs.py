@@ -90,3 +90,27 @@ class Proc:
         if self.p.poll() is None:
             self.p.kill()
         self.p.wait(10)
+
+
+def join_bot(
+    procs: list[Proc],
+    home: Path,
+    listening: dict[str, Any],
+    name: str,
+    *extra: str,
+    fingerprint: bool = True,
+    trace: bool = True,
+) -> Proc:
+    """``localdurak join --bot --level random`` at the table a headless host's ``listening``
+    line names, as ``name`` with its home in ``home`` (started, and added to ``procs``).
+    ``fingerprint``: the host's is given (without it, the join pins the table on first sight
+    or finds its saved seat); ``trace``: "applied" lines per action, so a test can tell the
+    game is on."""
+    argv = ["join", "--address", f"127.0.0.1:{listening['port']}"]
+    if fingerprint:
+        argv += ["--fingerprint", listening["fingerprint"]]
+    argv += ["--bot", "--level", "random", "--name", name, *extra]
+    env = env_for(home, PYTHONUNBUFFERED="1", **({"LOCALDURAK_TRACE": "1"} if trace else {}))
+    p = Proc(localdurak(*argv), env, name)
+    procs.append(p)
+    return p

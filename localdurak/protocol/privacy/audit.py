@@ -55,6 +55,7 @@ from .messages import (
 )
 from .proofs import dleq_verify, schnorr_verify
 from .record import (
+    FORMAT_4,
     WITHOUT_IDENTITY,
     Identity,
     RefusedStep,
@@ -92,6 +93,12 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
     if identity is not None:
         faults += check_identity(record, setup, log, identity, identity_signed, claims)
         faults += _claims_placed(identity, claims)
+        if not identity.ordered:
+            unchecked.append(
+                "the order of each seat's steps: in a record of this older format "
+                f"({FORMAT_4}) where the host says a refused step came is its word, so a move "
+                "it deleted and placed after a later step of its seat passes as refused"
+            )
         seats = tuple(
             AuditedSeat(i, name, key_fingerprint(key))
             for i, (name, key) in enumerate(zip(identity.names, identity.keys, strict=True))
@@ -586,12 +593,34 @@ def _check_actions(
 def _claims_placed(ident: Identity, claims: list[RefusedStep]) -> list[AuditFault]:
     """Where the record says each refused step came must fit its seat's counter: after the
     seat's steps with a lower one (the host's counter then refuses those, a refused step
-    advancing it too).  One that came after a step of its seat with a higher counter was
-    refused by the counter rightly (a step held back while a later one went on): dropped from
-    ``claims``, not judged further.  reading: that is the host's word about when it came; a
-    host could so place a move it deleted (the audit cannot see when a step arrived)."""
+    advancing it too), and — in a record signed under `signing.ACTION_DOMAIN` (/5) — before
+    its steps with a higher one: the seats signed under the rule that the host takes a seat's
+    steps in the order of its counter (one connection delivers them so, a resend goes in that
+    order), so a step placed after one its seat signed later did not come there; the host put
+    it there (a move deleted and called refused where any step would have been refused, by its
+    counter).  And a step placed before what its seat had seen when it signed it (its signed
+    ``seen``) did not come there either.  Any misplacement is the record's: dropped from
+    ``claims``, not judged.
+
+    In a /4 record (the older domain, no such rule) a step placed after a later one of its
+    seat may have come late (a resend after a reconnect) and been refused by the counter
+    rightly: dropped from ``claims``, not judged.  reading: that is the host's word about when
+    it came, so a /4 record cannot show a move deleted and placed so; the audit says so
+    (`audit`'s "not checked")."""
     faults: list[AuditFault] = []
     for env in list(claims):
+        if env.at < env.seen:
+            claims.remove(env)
+            faults.append(
+                AuditFault(
+                    None,
+                    f"the host says seat {env.seat}'s step #{env.n} ({env.step}) came at message "
+                    f"{env.at} of the log and was refused, but the seat signed it having seen "
+                    f"{env.seen} messages: it did not come there — the record was altered (a "
+                    f"move deleted and called refused?); nothing shows seat {env.seat} did wrong",
+                )
+            )
+            continue
         before = [max(s.at) for s in ident.steps if s.seat == env.seat and s.n < env.n]
         after = [min(s.at) for s in ident.steps if s.seat == env.seat and s.n > env.n]
         if before and env.at <= max(before):
@@ -606,6 +635,19 @@ def _claims_placed(ident: Identity, claims: list[RefusedStep]) -> list[AuditFaul
             )
         elif after and env.at > min(after):
             claims.remove(env)
+            if ident.ordered:
+                n = min(s.n for s in ident.steps if s.seat == env.seat and s.n > env.n)
+                faults.append(
+                    AuditFault(
+                        None,
+                        f"the host says seat {env.seat}'s step #{env.n} ({env.step}) came at "
+                        f"message {env.at} of the log and was refused, after that seat's step "
+                        f"#{n} (message {min(after)}), which the seat signed later: a seat's "
+                        "steps are taken in the order of its counter, so it did not come there "
+                        "— the record was altered (a move deleted and called refused?); nothing "
+                        f"shows seat {env.seat} did wrong",
+                    )
+                )
     return faults
 
 

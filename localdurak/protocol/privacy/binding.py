@@ -110,7 +110,10 @@ def check_identity(
     covered: list[int | None] = [None] * len(log)
     last = [-1] * n
     used: list[set[int]] = [set() for _ in range(n)]
+    accepted: dict[tuple[int, int], tuple[str, list[Any], int]] = {}
+    """(seat, n) -> the step, its body and its first message's place, of each accepted step."""
     forged: list[int] = []
+    early: list[int] = []
     for k, st in enumerate(ident.steps):
         if not all(0 <= i < len(log) for i in st.at) or len(set(st.at)) != len(st.at):
             faults.append(AuditFault(None, f"signed step {k} names messages the log does not hold"))
@@ -125,6 +128,8 @@ def check_identity(
                 n=st.n,
                 kind=st.step,
                 body=[m.to_dict() for m in msgs],
+                seen=st.seen,
+                domain=ident.domain,
             )
         except AuthFailed:
             forged.append(k)
@@ -150,7 +155,10 @@ def check_identity(
             )
         if st.n in used[st.seat]:
             faults.append(AuditFault(None, f"seat {st.seat}'s signed step #{st.n} is there twice"))
+        if min(st.at) < st.seen:
+            early.append(k)
         used[st.seat].add(st.n)
+        accepted.setdefault((st.seat, st.n), (st.step, [m.to_dict() for m in msgs], min(st.at)))
         last[st.seat] = max(last[st.seat], st.n)
     if forged:
         first = ident.steps[forged[0]]
@@ -161,6 +169,17 @@ def check_identity(
                 f"signature over the signed setup (the first: step {forged[0]}, seat "
                 f"{first.seat}'s #{first.n}): the record was altered or made up, and nothing "
                 "shows those seats made them",
+            )
+        )
+    if early:
+        first = ident.steps[early[0]]
+        faults.append(
+            AuditFault(
+                None,
+                f"{len(early)} signed step(s) are placed in the log before what their seat had "
+                f"seen when it signed them (the first: seat {first.seat}'s #{first.n}, a "
+                f"{first.step} at message {min(first.at)}, signed having seen {first.seen}): "
+                "the host's order was rewritten; nothing shows those seats did wrong",
             )
         )
     unsigned = [
@@ -183,7 +202,7 @@ def check_identity(
             for r in journal
             if isinstance(r, list) and len(r) in (2, 3) and all(type(x) is int for x in r[:2])
         ]
-    faults += _check_claims(ident, digest, used, refusals)
+    faults += _check_claims(ident, digest, used, accepted, refusals)
     for seat, (name, ns) in enumerate(zip(ident.names, used, strict=True)):
         refused = {r for s, r in claimed if s == seat}
         every = ns | refused
@@ -206,18 +225,32 @@ def _check_claims(
     ident: Identity,
     digest: bytes,
     used: Sequence[set[int]],
+    accepted: Mapping[tuple[int, int], tuple[str, list[Any], int]],
     refusals: list[RefusedStep] | None,
 ) -> list[AuditFault]:
     """Each refusal of the identity section: the step it refused is there, and signed by its
     seat under the signed setup.  A refusal without it is the host's word alone (a record
     written before refusals carried their steps, or one whose moves were deleted and called
-    refused): it cannot be checked, so the record cannot be clean."""
+    refused): it cannot be checked, so the record cannot be clean.
+
+    A refused step under a counter the host accepted another step of that seat under is a
+    replay (the same step: refused rightly) or an equivocation: the seat signed two different
+    steps with one counter, which an honest seat never does once the first was accepted (it
+    learns that from the relay, and a restarted seat from the host's replay).  Refused after
+    the accepted one, it names the seat: its two signatures are the proof.  Placed before it,
+    the host accepted a counter it had already refused (its rule, or its record, was broken):
+    the record's fault, the seat not named (a seat restarted from an old save may sign again
+    under a counter whose step was refused while it was down)."""
     faults: list[AuditFault] = []
     bare: list[tuple[int, int]] = []
     envelopes = ident.envelopes or (None,) * len(ident.refused)
     for (seat, n), env in zip(ident.refused, envelopes, strict=True):
         if env is None:
-            bare.append((seat, n))
+            if n not in used[seat]:
+                bare.append((seat, n))
+            # else: a step whose signature failed (a corrupt copy, or one made in the seat's
+            # name) under a counter its seat then had a step accepted under: it explains no
+            # gap, and hides none.
             continue
         try:
             verify_action(
@@ -227,7 +260,9 @@ def _check_claims(
                 seat=seat,
                 n=n,
                 kind=env.step,
-                body=[message_from_json(m).to_dict() for m in env.body],
+                body=(body := [message_from_json(m).to_dict() for m in env.body]),
+                seen=env.seen,
+                domain=ident.domain,
             )
         except (ProtocolError, MessageError, ValueError, TypeError):
             faults.append(
@@ -239,7 +274,10 @@ def _check_claims(
                 )
             )
             continue
-        if n not in used[seat] and refusals is not None:
+        other = accepted.get((seat, n))
+        if other is not None and (other[0], other[1]) != (env.step, body):
+            faults.append(_equivocation(seat, n, other, env))
+        elif n not in used[seat] and refusals is not None:
             refusals.append(env)  # a replay of a used counter was refused rightly
     if bare:
         shown = ", ".join(f"seat {s}'s #{n}" for s, n in bare[:_MANY])
@@ -254,3 +292,26 @@ def _check_claims(
             )
         )
     return faults
+
+
+def _equivocation(
+    seat: int, n: int, accepted: tuple[str, list[Any], int], env: RefusedStep
+) -> AuditFault:
+    """Seat ``seat`` signed two different steps under its counter ``n``: the host accepted
+    one (``accepted``: its step, body and first message's place) and says it refused the other
+    (``env``).  See `_check_claims`."""
+    step, _, at = accepted
+    if env.at > at:
+        return AuditFault(
+            seat,
+            f"signed two different steps with its counter #{n}: the {step} the host accepted "
+            f"(message {at} of the log) and a {env.step} it refused after it (both carry the "
+            "seat's identity signature; a seat signs each counter once)",
+        )
+    return AuditFault(
+        None,
+        f"the host says it refused seat {seat}'s step #{n} ({env.step}) before it accepted "
+        f"another step of that seat with the same counter (a {step}, message {at} of the log): "
+        "a counter once taken is refused as a replay, so the record was altered (nothing shows "
+        f"seat {seat} did wrong)",
+    )

@@ -2,7 +2,7 @@
 ``"privacy"``, that other readers ignore).  Plain dicts in and out; JSON-safe (bytes as hex).
 
     "privacy": {
-      "format": "localdurak-privacy/4",
+      "format": "localdurak-privacy/5",
       "setup": {"seats": 3, "deck": 36, "hand": 6, "dealer": 2, "japanese": false,
                 "lowest_trump": true, "rules": {...}},
       "log": [ every message the host accepted, in its order, as Message.to_json() ],
@@ -10,18 +10,25 @@
       "identity": {
         "game": "<hex>", "number": 0, "rules": {...}, "dealer": 2,
         "names": ["Anna", ...], "keys": ["<hex identity key>", ...], "previous": null,
-        "steps": [ {"seat": 1, "n": 0, "step": "nonce", "sig": "<hex>", "at": [0]}, ... ],
-        "refused": [[seat, n, {"step": "play", "sig": "<hex>", "body": [...], "at": 140}], ...]
+        "steps": [ {"seat": 1, "n": 0, "step": "nonce", "sig": "<hex>", "at": [0], "seen": 0},
+                   ... ],
+        "refused": [[seat, n, {"step": "play", "sig": "<hex>", "body": [...], "at": 140,
+                               "seen": 138}], ...]
       }
     }
 
-``identity`` (/4) binds the transcript to the people who played: the game as the host
+``identity`` (/5, /4) binds the transcript to the people who played: the game as the host
 announced it (`GameStarted`), each seat's device identity key, and every signed step the host
 accepted — its seat, its counter ``n``, its signature, and the positions in ``log`` of the
 privacy messages it carried (its body is those messages' ``to_dict()``) — plus the counters
 of the steps the host refused, which explain the gaps, each with the step itself as its seat
 signed it (its name, signature and body) and ``at``, the length of the log when it came: the
-audit checks the refusal was justified (privacy/binding.py, privacy/audit.py).  A refusal of
+audit checks the refusal was justified (privacy/binding.py, privacy/audit.py).  In /5 the seats
+signed under the rule that the host takes a seat's steps in the order of its counter, so a
+refused step must come after its seat's lower counters and before its higher ones; and each
+step signs ``seen``, how many messages of the log its seat had taken, so no step (accepted or
+refused) can come before them; a /4
+record (signed under the older domain) cannot show that, and its audit says so.  A refusal of
 an older record is a bare ``[seat, n]``: the audit says it cannot be checked.  A transcript
 without the section is still read, and its audit says what it cannot check: a /3 one (what
 the privacy `Host` alone keeps, as the in-memory tests do) or a /2 one (no proofs of shuffle
@@ -34,12 +41,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..signing import ACTION_DOMAIN, UNORDERED_DOMAIN
 from .messages import Message, MessageError, message_from_json
 from .schedule import ScheduleError, Setup
 
-FORMAT = "localdurak-privacy/4"
-"""/4: a /3 transcript with its identity section (who played, their signatures, the signed
-setup): what the host writes."""
+FORMAT = "localdurak-privacy/5"
+"""/5: a /3 transcript with its identity section (who played, their signatures, the signed
+setup), its steps signed under `signing.ACTION_DOMAIN` (the host takes a seat's steps in the
+order of its counter): what the host writes."""
+FORMAT_4 = "localdurak-privacy/4"
+"""/4: the same, signed under `signing.UNORDERED_DOMAIN`: still read, but where the host says a
+refused step came is its word (`Identity.ordered`)."""
 FORMAT_3 = "localdurak-privacy/3"
 """/3: every shuffle stage carries its proof of shuffle (privacy/shuffle.py), no identity
 section: what the privacy `Host` alone keeps (`transcript_to_dict`)."""
@@ -49,7 +61,9 @@ read, its shuffles judged with the revealed keys (`is_legacy`).  A /1 transcript
 last shuffle stage as it stands and cannot be replayed by this protocol."""
 OLDEST = "localdurak-privacy/1"
 """Refused by name (`transcript_from_dict`), so its audit says why."""
-FORMATS = frozenset({FORMAT, FORMAT_3}) | LEGACY_FORMATS
+IDENTITY_FORMATS = frozenset({FORMAT, FORMAT_4})
+"""The formats with an identity section."""
+FORMATS = frozenset({FORMAT, FORMAT_4, FORMAT_3}) | LEGACY_FORMATS
 WITHOUT_IDENTITY = "a transcript without identity signatures"
 
 
@@ -74,6 +88,8 @@ class SignedStep:
     sig: bytes
     at: tuple[int, ...]
     """Positions in the log of the privacy messages the step carried, in order."""
+    seen: int = 0
+    """How many messages of the log its seat had taken when it signed it (/5: signed)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +105,8 @@ class RefusedStep:
     seat signed)."""
     at: int
     """The length of the log when it came: where its refusal is judged."""
+    seen: int = 0
+    """How many messages of the log its seat had taken when it signed it (/5: signed)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,23 +124,31 @@ class Identity:
     refused: tuple[tuple[int, int], ...]
     envelopes: tuple[RefusedStep | None, ...] = ()
     """Per refusal (same order as ``refused``): the step refused, None for a bare claim."""
+    ordered: bool = True
+    """Signed under `signing.ACTION_DOMAIN` (/5): the host took each seat's steps in the order
+    of its counter, so where a refused step came is bounded by its seat's other steps.  False
+    for /4 (`signing.UNORDERED_DOMAIN`)."""
+
+    @property
+    def domain(self) -> bytes:
+        """The domain its seats signed under."""
+        return ACTION_DOMAIN if self.ordered else UNORDERED_DOMAIN
 
 
 def refusal_to_json(seat: int, n: int, envelope: Mapping[str, Any] | None) -> list[Any]:
     """One ``identity.refused`` entry: ``[seat, n]``, with the refused step if there is one
-    (``envelope``: its ``step``, ``sig`` (bytes), ``body`` and ``at``)."""
+    (``envelope``: its ``step``, ``sig`` (bytes), ``body``, ``at`` and ``seen``)."""
     if envelope is None:
         return [seat, n]
-    return [
-        seat,
-        n,
-        {
-            "step": envelope["step"],
-            "sig": bytes(envelope["sig"]).hex(),
-            "body": list(envelope["body"]),
-            "at": envelope["at"],
-        },
-    ]
+    out = {
+        "step": envelope["step"],
+        "sig": bytes(envelope["sig"]).hex(),
+        "body": list(envelope["body"]),
+        "at": envelope["at"],
+    }
+    if "seen" in envelope:  # (a step journaled before steps signed it has none: 0)
+        out["seen"] = envelope["seen"]
+    return [seat, n, out]
 
 
 def transcript_to_dict(
@@ -169,6 +195,7 @@ def with_identity(
                     "step": s["step"],
                     "sig": bytes(s["sig"]).hex(),
                     "at": list(s["at"]),
+                    "seen": s.get("seen", 0),
                 }
                 for s in steps
             ],
@@ -184,7 +211,7 @@ def transcript_from_dict(d: Any) -> tuple[Setup, list[Message], list[dict[str, A
         raise TranscriptError(
             f"a {OLDEST} transcript (dealt from the last shuffle stage, before the deal order "
             "of the seeds) cannot be replayed by this version: nothing in it can be checked "
-            f"(this version reads {FORMAT}, {FORMAT_3} and localdurak-privacy/2)"
+            f"(this version reads {FORMAT}, {FORMAT_4}, {FORMAT_3} and localdurak-privacy/2)"
         )
     # A format that is a list or a dict is no format (and no set member: unhashable).
     if (
@@ -193,7 +220,8 @@ def transcript_from_dict(d: Any) -> tuple[Setup, list[Message], list[dict[str, A
         or d["format"] not in FORMATS
     ):
         raise TranscriptError(
-            f"the privacy transcript is not {FORMAT} (nor {FORMAT_3} or localdurak-privacy/2)"
+            f"the privacy transcript is not {FORMAT} (nor {FORMAT_4}, {FORMAT_3} or "
+            "localdurak-privacy/2)"
         )
     try:
         setup = Setup.from_dict(d["setup"])
@@ -225,12 +253,12 @@ def _hex(v: Any, what: str, size: int | None = None) -> bytes:
 
 def identity_from_dict(d: Any) -> Identity | None:
     """The ``identity`` section of a record's ``"privacy"`` value; None for a /3 or /2
-    transcript.  A /4 transcript without a well-formed one raises `TranscriptError`."""
-    if not isinstance(d, Mapping) or d.get("format") != FORMAT:
+    transcript.  A /5 or /4 transcript without a well-formed one raises `TranscriptError`."""
+    if not isinstance(d, Mapping) or d.get("format") not in IDENTITY_FORMATS:
         return None
     raw = d.get("identity")
     if not isinstance(raw, Mapping):
-        raise TranscriptError(f"a {FORMAT} transcript without its identity section")
+        raise TranscriptError(f"a {d['format']} transcript without its identity section")
     names = raw.get("names")
     keys = raw.get("keys")
     if not isinstance(names, list) or not all(isinstance(x, str) for x in names):
@@ -246,6 +274,7 @@ def identity_from_dict(d: Any) -> Identity | None:
     if not isinstance(steps_raw, list) or not isinstance(refused_raw, list):
         raise TranscriptError("the identity section's steps or refusals are not lists")
     n = len(names)
+    ordered = d["format"] == FORMAT  # /4 signed no ``seen``: one written there is nobody's
     steps: list[SignedStep] = []
     for i, s in enumerate(steps_raw):
         if not isinstance(s, Mapping):
@@ -261,6 +290,7 @@ def identity_from_dict(d: Any) -> Identity | None:
                 step,
                 _hex(s.get("sig"), f"step {i}'s signature", 64),
                 tuple(_int(x, f"step {i}'s message position") for x in at),
+                _int(s.get("seen", 0), f"step {i}'s messages seen") if ordered else 0,
             )
         )
     refused: list[tuple[int, int]] = []
@@ -270,7 +300,7 @@ def identity_from_dict(d: Any) -> Identity | None:
             raise TranscriptError(f"refused step {i} is not [seat, n] or [seat, n, its step]")
         seat_n = (_int(r[0], "refused seat", 0, max(n - 1, 0)), _int(r[1], "refused counter"))
         refused.append(seat_n)
-        envelopes.append(_envelope(r[2], i, *seat_n) if len(r) == 3 else None)
+        envelopes.append(_envelope(r[2], i, *seat_n, ordered) if len(r) == 3 else None)
     return Identity(
         game=_hex(raw.get("game"), "game id"),
         number=_int(raw.get("number"), "game number"),
@@ -282,10 +312,11 @@ def identity_from_dict(d: Any) -> Identity | None:
         steps=tuple(steps),
         refused=tuple(refused),
         envelopes=tuple(envelopes),
+        ordered=ordered,
     )
 
 
-def _envelope(e: Any, i: int, seat: int, n: int) -> RefusedStep:
+def _envelope(e: Any, i: int, seat: int, n: int, ordered: bool) -> RefusedStep:
     if not isinstance(e, Mapping):
         raise TranscriptError(f"refused step {i}'s step is not an object")
     body = e.get("body")
@@ -299,4 +330,5 @@ def _envelope(e: Any, i: int, seat: int, n: int) -> RefusedStep:
         _hex(e.get("sig"), f"refused step {i}'s signature", 64),
         tuple(body),
         _int(e.get("at"), f"refused step {i}'s place in the log"),
+        _int(e.get("seen", 0), f"refused step {i}'s messages seen") if ordered else 0,
     )

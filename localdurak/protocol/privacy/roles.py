@@ -13,9 +13,13 @@ nothing here reads a clock, a socket or a random source it was not given.
 
 from __future__ import annotations
 
+import hashlib
 from collections import deque
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
+
+import msgpack
 
 from ...game.cards import CARDS, Card
 from ..errors import LocalProtocolError, RemoteProtocolError
@@ -61,6 +65,19 @@ from .transcript import (
 )
 
 
+@dataclass(frozen=True, slots=True)
+class Echo:
+    """A message we sent, kept by its digest alone until its echo comes (`Player.lean_sent`):
+    a saved seat held its own shuffle stage twice, here and in the steps it had signed and
+    not seen relayed, about 9 KB each at 52 cards."""
+
+    digest: bytes
+
+    @staticmethod
+    def of(msg: Message) -> Echo:
+        return Echo(hashlib.sha256(msgpack.packb(msg.to_dict(), use_bin_type=True)).digest())
+
+
 class Player:
     """One seat of the protocol: keeps the seat's key and hand, answers the host."""
 
@@ -84,7 +101,7 @@ class Player:
         self._answered: set[int] = set()
         self._reported_first = False
         self._dealt_batches: set[int] = set()
-        self._sent: list[Message] = []
+        self._sent: list[Message | Echo] = []
         self._expected_returns: deque[tuple[tuple[int, ...], tuple[int, ...]]] = deque()
         self._seed = b""
 
@@ -190,17 +207,38 @@ class Player:
 
     def remembers(self, msg: Message) -> bool:
         """``msg`` is one we sent and have not seen relayed yet."""
-        return msg in self._sent
+        return self._sent_at(msg) is not None
 
     def forget(self, msg: Message) -> None:
         """``msg`` was refused by the host: it will never be relayed."""
-        if msg in self._sent:
-            self._sent.remove(msg)
+        at = self._sent_at(msg)
+        if at is not None:
+            del self._sent[at]
 
     @property
-    def unechoed(self) -> tuple[Message, ...]:
-        """What we sent and have not seen relayed yet, oldest first."""
+    def unechoed(self) -> tuple[Message | Echo, ...]:
+        """What we sent and have not seen relayed yet, oldest first (an `Echo` for what a
+        seat restored from its save holds by digest)."""
         return tuple(self._sent)
+
+    def _sent_at(self, msg: Message) -> int | None:
+        """Where ``msg`` is among what we sent and have not seen relayed (as itself, or as its
+        `Echo` in a seat restored from its save), or None."""
+        for k, m in enumerate(self._sent):
+            if m == msg:
+                return k
+        if any(isinstance(m, Echo) for m in self._sent):
+            echo = Echo.of(msg)
+            for k, m in enumerate(self._sent):
+                if m == echo:
+                    return k
+        return None
+
+    def lean_sent(self) -> list[Message | Echo]:
+        """What we sent and have not seen relayed, for a save: our game actions as they are
+        (the seat's list of unrelayed steps holds the same objects), every other message by
+        its `Echo` (the seat's signed copy of it is saved beside it)."""
+        return [m if isinstance(m, Play | Act | Echo) else Echo.of(m) for m in self._sent]
 
     @property
     def secret(self) -> Scalar:
@@ -222,17 +260,18 @@ class Player:
         self, msg: Message, signed: bool = False, adopt: bool = False, defer: bool = False
     ) -> list[Message]:
         own = msg.seat == self.seat and not isinstance(msg, Refill | Return)
-        if own and adopt and isinstance(msg, Play | Act) and msg not in self._sent:
+        at = self._sent_at(msg) if own else None
+        if own and adopt and isinstance(msg, Play | Act) and at is None:
             own = False  # verified below like another seat's step
             self._next_index = max(self._next_index, msg.index + 1)
         elif own:
             # Our own message, echoed in the host's order: it must be one we sent (the host
             # cannot speak for us), and then it needs no verification.
-            if msg not in self._sent:
+            if at is None:
                 raise RemoteProtocolError(
                     None, f"the host relayed a {msg.KIND} message in our name that we did not send"
                 )
-            self._sent.remove(msg)
+            del self._sent[at]
         if isinstance(msg, Refill):
             self._check_refill(msg)
         elif isinstance(msg, Return):

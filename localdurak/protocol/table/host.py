@@ -115,6 +115,7 @@ class HostGame:
                 n=cmd.n,
                 kind=cmd.step,
                 body=cmd.body,
+                seen=cmd.seen,
             )
         except BaseException:
             # Without its seat's signature the step cannot be shown in the record: only the
@@ -138,15 +139,22 @@ class HostGame:
         steps = getattr(self, "refused_steps", None)
         if steps is None:  # a game saved before the record carried refusals
             steps = self.refused_steps = []
-        if any(r[:2] == (seat, n) for r in steps) or (seat, n) in self.received:
+        if any(r[:2] == (seat, n) for r in steps):
             return
-        if any(st["seat"] == seat and st["n"] == n for st in self.steps[-8:]):
+        if (seat, n) in self.received:
+            if cmd is None or self.received[(seat, n)] == cmd.sig:
+                return  # a replay of the step accepted
+            # Another step signed under a counter already accepted (its signature checked):
+            # an equivocation, kept as the evidence the audit names the seat by (records.md).
+        elif any(st["seat"] == seat and st["n"] == n for st in self.steps[-8:]):
             return  # kept in the log as evidence, its step in the record (`_receive`)
         body = _json_body(cmd.body) if cmd is not None else None
+        if body is None and (seat, n) in self.received:
+            return  # no step to show: the gap is the accepted step's, nothing to explain
         envelope = (
             None
             if cmd is None or body is None
-            else {"step": cmd.step, "sig": cmd.sig, "body": body, "at": at}
+            else {"step": cmd.step, "sig": cmd.sig, "body": body, "at": at, "seen": cmd.seen}
         )
         steps.append((seat, n, envelope))
 
@@ -224,12 +232,10 @@ class HostGame:
                 # false "not me", R-F1): its signed step goes in the record with it, or the
                 # log would hold a message in no step its seat signed.
                 at.append(len(self.privacy.t.log) - 1)
-                self.steps.append(
-                    {"seat": seat, "n": cmd.n, "step": cmd.step, "sig": cmd.sig, "at": at}
-                )
+                self.steps.append(_step(seat, cmd, at))
             raise refusal(e, "card privacy refused it") from None
         self.received[(seat, cmd.n)] = cmd.sig
-        self.steps.append({"seat": seat, "n": cmd.n, "step": cmd.step, "sig": cmd.sig, "at": at})
+        self.steps.append(_step(seat, cmd, at))
         for m in msgs:
             self._waiting[id(m)] = (seat, cmd)
         relay: list[tuple[int, Privacy]] = []
@@ -299,6 +305,11 @@ class HostGame:
             steps=getattr(self, "steps", []),
             refused=getattr(self, "refused_steps", []),
         )
+
+
+def _step(seat: int, cmd: Privacy, at: list[int]) -> dict[str, Any]:
+    """One accepted signed step as the record keeps it (`HostGame.steps`)."""
+    return {"seat": seat, "n": cmd.n, "step": cmd.step, "sig": cmd.sig, "at": at, "seen": cmd.seen}
 
 
 def _json_body(body: Any) -> list[Any] | None:
