@@ -120,7 +120,7 @@ class StrongBot:
     # memo kept for the whole game) instead of playing it out with the policy.
     PLAYOUT_SOLVE_CARDS: Final = 8
     PLAYOUT_SOLVE_NODES: Final = 400
-    PLAYOUT_MEMO: Final = 200_000
+    PLAYOUT_MEMO: Final = 60_000  # about 16 MB of keys at most
 
     def __init__(
         self,
