@@ -83,7 +83,6 @@ from localdurak.protocol.messages import (
     Message,
     Notice,
     Presence,
-    Privacy,
     PrivacyEvent,
     Resume,
     TableClosed,
@@ -443,15 +442,7 @@ class ClientSession(SessionPort, SessionSaved):
         back = [ev for ev in self._recent if kept < ev.seq <= had] if self.game else []
         log.info("the host lost events %d..%d: giving back %d steps", kept + 1, had, len(back))
         for ev in back:
-            cmd = Privacy(
-                id=self._take_id(),
-                game=ev.game,
-                n=ev.n,
-                step=ev.step,
-                body=ev.body,
-                sig=ev.sig,
-                seat=ev.seat,
-            )
+            cmd = ev.command(self._take_id(), seat=ev.seat)
             await self.channel.send(cmd)
         # Done: a second `resume` says so (the host holds every new step, its bots' and
         # ours, until each player back gave back what it lost; docs/protocol.md §7).

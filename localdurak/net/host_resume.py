@@ -285,7 +285,7 @@ class HostResume(HostCore):
                     seen.setdefault(ev.seq, ev)
         added = 0
         for _, ev in sorted(seen.items()):
-            cmd = Privacy(id=0, game=ev.game, n=ev.n, step=ev.step, body=ev.body, sig=ev.sig)
+            cmd = ev.command()
             if not 0 <= ev.seat < g.seats or g.duplicate(ev.seat, cmd):
                 continue
             try:
@@ -352,7 +352,7 @@ class HostResume(HostCore):
             self.previous = ev.previous
         elif isinstance(ev, PrivacyEvent):
             if self.game is not None and ev.game == self.game.started.game:
-                cmd = Privacy(id=0, game=ev.game, n=ev.n, step=ev.step, body=ev.body, sig=ev.sig)
+                cmd = ev.command()
                 self.game.receive(ev.seat, cmd)
         elif isinstance(ev, GameOver):
             self.score = list(ev.score)

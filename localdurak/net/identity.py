@@ -360,11 +360,11 @@ def verify_auth(client_key: bytes, sig: bytes, nonce: bytes, host_fingerprint: s
 
 
 def sign_action(
-    identity: Identity, *, game: bytes, seat: int, n: int, kind: str, body: Any
+    identity: Identity, *, game: bytes, seat: int, n: int, kind: str, body: Any, seen: int = 0
 ) -> bytes:
     """Sign one action (``kind="act"``, ``body=action.to_dict()``) or privacy step
-    (``kind=step``, ``body`` as sent)."""
-    return identity.sign(action_payload(game, seat, n, kind, body))
+    (``kind=step``, ``body`` as sent); ``seen``: see `signing.action_payload`."""
+    return identity.sign(action_payload(game, seat, n, kind, body, seen=seen))
 
 
 class EphemeralKey:

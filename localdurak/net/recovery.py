@@ -28,8 +28,16 @@ events fall in between, which tells the host a player saw what it lost)."""
 
 def signed_item(step: dict[str, Any]) -> list[Any]:
     """One accepted signed step as a journal item (``privacy_signed``): seat, counter, step,
-    signature (hex), the positions of its messages in the journal's ``privacy_log``."""
-    return [step["seat"], step["n"], step["step"], step["sig"].hex(), list(step["at"])]
+    signature (hex), the positions of its messages in the journal's ``privacy_log``, and how
+    many messages its seat had seen (signed with it)."""
+    return [
+        step["seat"],
+        step["n"],
+        step["step"],
+        step["sig"].hex(),
+        list(step["at"]),
+        step.get("seen", 0),
+    ]
 
 
 def journal_commands(journal: Path, g: HostGame) -> Iterator[tuple[int, Privacy]]:
@@ -39,12 +47,15 @@ def journal_commands(journal: Path, g: HostGame) -> Iterator[tuple[int, Privacy]
     log, steps = journal_steps(journal)
     for item in steps:
         try:
-            seat, n, step, sig, at = item
+            seat, n, step, sig, at, *more = item
+            seen = more[0] if more else 0  # a journal written before steps signed it
             signature = bytes.fromhex(sig)
             if g.received.get((seat, n)) == signature:
                 continue  # in the event log too
             body = [message_from_json(log[i]).to_dict() for i in at]
-            cmd = Privacy(id=0, game=g.started.game, n=n, step=step, body=body, sig=signature)
+            cmd = Privacy(
+                id=0, game=g.started.game, n=n, step=step, body=body, sig=signature, seen=seen
+            )
         except (ValueError, TypeError, IndexError, KeyError, AttributeError):
             return
         if not isinstance(seat, int) or not 0 <= seat < g.seats:

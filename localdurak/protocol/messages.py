@@ -450,6 +450,7 @@ class Privacy(Message):
             "body": Plain(),
             "sig": SIG,
             "seat": Opt(SEAT),
+            "seen": SEQ,
         }
     )
     id: int
@@ -462,6 +463,9 @@ class Privacy(Message):
     """Another seat's step, from the sender's copy of its relay (``None``: the sender's
     own): what a host that lost the last events of its log (a power cut) gets back from the
     players, who hold the same signed steps (docs/protocol.md §7)."""
+    seen: int = 0
+    """How many messages of the game's privacy log the seat had taken when it signed the
+    step (signed: `localdurak.protocol.signing.action_payload`)."""
 
     def relayed(self, seq: int, seat: int) -> PrivacyEvent:
         """The step as the host relays it from ``seat``: unchanged, numbered ``seq``."""
@@ -473,6 +477,7 @@ class Privacy(Message):
             step=self.step,
             body=self.body,
             sig=self.sig,
+            seen=self.seen,
         )
 
 
@@ -595,6 +600,7 @@ class PrivacyEvent(Message):
             "step": STEP,
             "body": Plain(),
             "sig": SIG,
+            "seen": SEQ,
         }
     )
     seq: int
@@ -604,6 +610,21 @@ class PrivacyEvent(Message):
     step: str
     body: Any
     sig: bytes
+    seen: int = 0
+
+    def command(self, command_id: int = 0, *, seat: int | None = None) -> Privacy:
+        """The step as its seat sent it (a resumed host rebuilding its game, or a player
+        giving back what the host lost: ``seat`` the step's seat then)."""
+        return Privacy(
+            id=command_id,
+            game=self.game,
+            n=self.n,
+            step=self.step,
+            body=self.body,
+            sig=self.sig,
+            seat=seat,
+            seen=self.seen,
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,8 +24,10 @@ ACTION_DOMAIN: Final = b"localdurak-action/2"
 """What a seat signs under since records of ``localdurak-privacy/5``: its counter ``n`` is also
 the order in which the host must take its steps (one connection delivers them so, and a
 resend goes in that order), so a record that shows a seat's step taken after one the seat
-signed later was altered (docs/privacy.md "The order of a seat's steps").  The domain is what
-binds the seat to that rule: a record rewritten to an older format fails every signature."""
+signed later was altered; and ``seen``, how much of the log the seat had taken, so one that
+shows it taken before that was altered too (docs/privacy.md "The order of a seat's steps").
+The domain is what binds the seat to these: a record rewritten to an older format fails every
+signature."""
 UNORDERED_DOMAIN: Final = b"localdurak-action/1"
 """The domain of the older records (``localdurak-privacy/4``): the same fields, with no rule
 about the order in which the host took a seat's steps; still verified by the audit."""
@@ -37,12 +39,23 @@ def public_key_bytes(key: Ed25519PublicKey) -> bytes:
 
 
 def action_payload(
-    game: bytes, seat: int, n: int, kind: str, body: Any, *, domain: bytes = ACTION_DOMAIN
+    game: bytes,
+    seat: int,
+    n: int,
+    kind: str,
+    body: Any,
+    *,
+    seen: int = 0,
+    domain: bytes = ACTION_DOMAIN,
 ) -> bytes:
     """What a player signs for one action or privacy step: the game, his seat, his own
     counter ``n`` (so a replayed or reordered message fails, and the host takes his steps in
-    its order: `ACTION_DOMAIN`), the kind and the body."""
-    return canonical([domain, game, seat, n, kind, body])
+    its order: `ACTION_DOMAIN`), ``seen`` (how many messages of the game's privacy log he had
+    taken when he signed: the step cannot have come before them), the kind and the body.
+    Under `UNORDERED_DOMAIN` (older records) there is no ``seen``."""
+    if domain == UNORDERED_DOMAIN:
+        return canonical([domain, game, seat, n, kind, body])
+    return canonical([domain, game, seat, n, seen, kind, body])
 
 
 def verify_action(
@@ -54,6 +67,7 @@ def verify_action(
     n: int,
     kind: str,
     body: Any,
+    seen: int = 0,
     domain: bytes = ACTION_DOMAIN,
 ) -> None:
     """Raise `AuthFailed` unless seat ``seat``'s key signed exactly this.
@@ -70,7 +84,7 @@ def verify_action(
     ):
         raise AuthFailed(f"seat {seat}'s message #{n} ({kind}) has no valid key or signature")
     try:
-        payload = action_payload(game, seat, n, kind, body, domain=domain)
+        payload = action_payload(game, seat, n, kind, body, seen=seen, domain=domain)
     except ProtocolError:  # a body no signer could have encoded (an integer out of range)
         raise AuthFailed(f"seat {seat}'s message #{n} ({kind}) cannot have been signed") from None
     try:

@@ -53,6 +53,9 @@ LIST, TUPLE, DICT, SET, FROZENSET, DEQUE, OBJ, ENUM, INTSUB, BIGINT, REF, FUNC =
 
 _CODE = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, type)
 _INT_MIN, _INT_MAX = -(2**63), 2**64 - 1
+_PLAIN = frozenset({str, bytes, float, bool, type(None)})
+"""Types a snapshot holds as they are (and ints in `_INT_MIN`..`_INT_MAX`): `_Encoder.enc`
+takes them out of a container without a call (a seat's save was a call per scalar)."""
 
 
 class SnapshotError(ValueError):
@@ -155,19 +158,23 @@ class _Encoder:
         self.memo[id(o)] = len(self.memo)
         self.keep.append(o)
         enc = self.enc
-        if t is list:
-            out: list[Any] = [LIST]
-            out += [enc(x) for x in o]
-            return out
-        if t is tuple:
-            out = [TUPLE]
-            out += [enc(x) for x in o]
+        plain = _PLAIN
+        if t is list or t is tuple:
+            out: list[Any] = [LIST if t is list else TUPLE]
+            out += [
+                x if type(x) in plain or (type(x) is int and _INT_MIN <= x <= _INT_MAX) else enc(x)
+                for x in o
+            ]
             return out
         if t is dict:
             out = [DICT]
             for k, v in o.items():
-                out.append(enc(k))
-                out.append(enc(v))
+                out.append(k if type(k) is str else enc(k))
+                out.append(
+                    v
+                    if type(v) in plain or (type(v) is int and _INT_MIN <= v <= _INT_MAX)
+                    else enc(v)
+                )
             return out
         if t is set:
             return [SET, *(self.enc(x) for x in o)]
@@ -175,11 +182,13 @@ class _Encoder:
             return [FROZENSET, *(self.enc(x) for x in o)]
         if t is collections.deque:
             return [DEQUE, o.maxlen, *(self.enc(x) for x in o)]
+        ix = self.class_ix.get(t)
         if isinstance(o, enum.Enum):
-            return [ENUM, self.cls(t), self.enc(o.value)]
+            if ix is None:
+                ix = self.class_ix[t] = self.cls(t)
+            return [ENUM, ix, self.enc(o.value)]
         if isinstance(o, int):
             return [INTSUB, self.cls(t), int(o)]
-        ix = self.class_ix.get(t)
         if ix is None:
             ix = self.class_ix[t] = self.cls(t)
         fields: list[Any] = [OBJ, ix]
@@ -194,7 +203,11 @@ class _Encoder:
                 state[name] = getattr(o, name)
         for name, value in state.items():
             fields.append(name)
-            fields.append(enc(value))
+            fields.append(
+                value
+                if type(value) in plain or (type(value) is int and _INT_MIN <= value <= _INT_MAX)
+                else enc(value)
+            )
         return fields
 
 

@@ -216,21 +216,34 @@ def _swap_moves(record: dict[str, Any], k: int) -> dict[str, Any] | None:
     return r
 
 
-def test_two_seats_moves_swapped_make_nobody_guilty(record: dict[str, Any]) -> None:
-    """Each seat signs its own counter; nobody signs the order across seats.  The host swaps
-    two seats' consecutive moves, in the log and in the actions: every signature and every
-    seat's counters still check.  Some swaps commute (the same game: clean); the first that
-    does not makes the second seat answer a move not yet made — an illegal move in the host's
-    order, which must not make that seat guilty."""
+def _first_swap_shown(record: dict[str, Any]) -> AuditReport:
+    """The audit of the first swap of two seats' consecutive moves that is not clean."""
     for k in range(len(record["actions"]) - 1):
         swapped = _swap_moves(record, k)
         if swapped is None:
             continue
         report = audit(swapped, require_actions=True)
         if not report.clean:
-            break
-    else:
-        raise AssertionError("no swap of two seats' moves changed the game")
+            return report
+    raise AssertionError("no swap of two seats' moves changed the game")
+
+
+def test_two_seats_moves_swapped_make_nobody_guilty(
+    game: MemoryGame, record: dict[str, Any]
+) -> None:
+    """Each seat signs its own counter; nobody signs the order across seats.  The host swaps
+    two seats' consecutive moves, in the log and in the actions: every signature and every
+    seat's counters still check.  But each step signs how much of the log its seat had seen
+    (`seen`), so a reply put before the move it answered shows at once as the host's rewrite,
+    naming nobody.  In a record of the format before that (/4), some swaps commute (the same
+    game: clean); the first that does not makes the second seat answer a move not yet made —
+    an illegal move in the host's order, which must not make that seat guilty."""
+    report = _first_swap_shown(record)
+    blames_the_record_only(report)
+    assert any("before what their seat had seen" in f.what for f in report.faults), report.faults
+
+    _as_format_4(game, record)
+    report = _first_swap_shown(record)
     blames_the_record_only(report)
     assert any("illegal in the order the host accepted it" in f.what for f in report.faults)
     # One fault per kind, not one per bout that followed the swap.
@@ -308,9 +321,8 @@ def _cut_the_winners_last_moves(record: dict[str, Any], *, envelopes: bool) -> i
     for s in cut:
         if envelopes:
             body = [old[i] for i in s["at"]]
-            claims.append(
-                [s["seat"], s["n"], {"step": s["step"], "sig": s["sig"], "body": body, "at": start}]
-            )
+            env = {"step": s["step"], "sig": s["sig"], "body": body, "at": start}
+            claims.append([s["seat"], s["n"], env | {"seen": s["seen"]}])
         else:
             claims.append([s["seat"], s["n"]])
     ident["refused"] = claims
@@ -430,12 +442,14 @@ def _as_format_4(game: MemoryGame, record: dict[str, Any]) -> None:
     ident = p["identity"]
     digest = ident_digest(ident)
     for st in ident["steps"]:
+        st.pop("seen", None)
         body = [message_from_json(p["log"][i]).to_dict() for i in st["at"]]
         payload = action_payload(
             digest, st["seat"], st["n"], st["step"], body, domain=UNORDERED_DOMAIN
         )
         st["sig"] = game.keys[st["seat"]].sign(payload).hex()
     for seat, n, env in (r for r in ident["refused"] if len(r) == 3):
+        env.pop("seen", None)
         body = [message_from_json(m).to_dict() for m in env["body"]]
         payload = action_payload(digest, seat, n, env["step"], body, domain=UNORDERED_DOMAIN)
         env["sig"] = game.keys[seat].sign(payload).hex()
@@ -511,3 +525,17 @@ def test_a_corrupt_copy_of_a_step_then_sent_whole_leaves_the_record_clean() -> N
         g.play_out()
     report = audit(json.loads(json.dumps(g.record())), require_actions=True)
     assert report.clean, report.faults
+
+
+def test_a_refusal_placed_before_what_its_seat_had_seen_is_shown(record: dict[str, Any]) -> None:
+    """The host deletes the winner's last moves and claims it refused them *earlier* than they
+    came, just before the last message their seat had seen when it signed them (where a cover,
+    say, is refused: the attack it covers was not made yet).  Each step signs how much of the
+    log its seat had seen: such a placement is the record's fault, naming nobody."""
+    _cut_the_winners_last_moves(record, envelopes=True)
+    claims = record["privacy"]["identity"]["refused"]
+    for claim in claims:
+        claim[2]["at"] = max(claim[2]["seen"] - 1, 0)
+    report = audit(record, require_actions=True)
+    blames_the_record_only(report)
+    assert any("signed it having seen" in f.what for f in report.faults), report.faults

@@ -4,9 +4,10 @@ At a decision with more than one sensible answer the bot samples *worlds* — th
 see dealt at random to the places it cannot see into (the other hands' unknown parts, the
 stock under the trump card, the discards it missed) — builds a full-information `Game` of each
 world with the real engine, plays every candidate action in it and then, with a cheap
-heuristic policy for every seat, the rest of the bout; while the stock lasts a logistic
-evaluation of the next bout's start scores the world (`evaluate`, fitted on `normal`'s games by
-benchmarks/train_eval.py), with the stock empty the playout goes on to the game's end.  It
+heuristic policy for every seat, the rest of the bout; while more than a few cards are left in
+the stock a logistic evaluation of the next bout's start scores the world (`evaluate`, fitted on
+`normal`'s games by benchmarks/train_eval.py), else the playout goes on to the game's end (a
+small heads-up ending solved exactly, game/endgame.py).  It
 picks the action that scores best.  The same
 world serves every candidate of a round (common random numbers: the candidates are compared
 on the same cards), and candidates that fall clearly behind are dropped (successive halving).
@@ -119,7 +120,7 @@ class StrongBot:
     # memo kept for the whole game) instead of playing it out with the policy.
     PLAYOUT_SOLVE_CARDS: Final = 8
     PLAYOUT_SOLVE_NODES: Final = 400
-    PLAYOUT_MEMO: Final = 200_000
+    PLAYOUT_MEMO: Final = 60_000  # about 16 MB of keys at most
 
     def __init__(
         self,

@@ -598,7 +598,9 @@ def _claims_placed(ident: Identity, claims: list[RefusedStep]) -> list[AuditFaul
     steps in the order of its counter (one connection delivers them so, a resend goes in that
     order), so a step placed after one its seat signed later did not come there; the host put
     it there (a move deleted and called refused where any step would have been refused, by its
-    counter).  Either misplacement is the record's: dropped from ``claims``, not judged.
+    counter).  And a step placed before what its seat had seen when it signed it (its signed
+    ``seen``) did not come there either.  Any misplacement is the record's: dropped from
+    ``claims``, not judged.
 
     In a /4 record (the older domain, no such rule) a step placed after a later one of its
     seat may have come late (a resend after a reconnect) and been refused by the counter
@@ -607,6 +609,18 @@ def _claims_placed(ident: Identity, claims: list[RefusedStep]) -> list[AuditFaul
     (`audit`'s "not checked")."""
     faults: list[AuditFault] = []
     for env in list(claims):
+        if env.at < env.seen:
+            claims.remove(env)
+            faults.append(
+                AuditFault(
+                    None,
+                    f"the host says seat {env.seat}'s step #{env.n} ({env.step}) came at message "
+                    f"{env.at} of the log and was refused, but the seat signed it having seen "
+                    f"{env.seen} messages: it did not come there — the record was altered (a "
+                    f"move deleted and called refused?); nothing shows seat {env.seat} did wrong",
+                )
+            )
+            continue
         before = [max(s.at) for s in ident.steps if s.seat == env.seat and s.n < env.n]
         after = [min(s.at) for s in ident.steps if s.seat == env.seat and s.n > env.n]
         if before and env.at <= max(before):

@@ -113,6 +113,7 @@ def check_identity(
     accepted: dict[tuple[int, int], tuple[str, list[Any], int]] = {}
     """(seat, n) -> the step, its body and its first message's place, of each accepted step."""
     forged: list[int] = []
+    early: list[int] = []
     for k, st in enumerate(ident.steps):
         if not all(0 <= i < len(log) for i in st.at) or len(set(st.at)) != len(st.at):
             faults.append(AuditFault(None, f"signed step {k} names messages the log does not hold"))
@@ -127,6 +128,7 @@ def check_identity(
                 n=st.n,
                 kind=st.step,
                 body=[m.to_dict() for m in msgs],
+                seen=st.seen,
                 domain=ident.domain,
             )
         except AuthFailed:
@@ -153,6 +155,8 @@ def check_identity(
             )
         if st.n in used[st.seat]:
             faults.append(AuditFault(None, f"seat {st.seat}'s signed step #{st.n} is there twice"))
+        if min(st.at) < st.seen:
+            early.append(k)
         used[st.seat].add(st.n)
         accepted.setdefault((st.seat, st.n), (st.step, [m.to_dict() for m in msgs], min(st.at)))
         last[st.seat] = max(last[st.seat], st.n)
@@ -165,6 +169,17 @@ def check_identity(
                 f"signature over the signed setup (the first: step {forged[0]}, seat "
                 f"{first.seat}'s #{first.n}): the record was altered or made up, and nothing "
                 "shows those seats made them",
+            )
+        )
+    if early:
+        first = ident.steps[early[0]]
+        faults.append(
+            AuditFault(
+                None,
+                f"{len(early)} signed step(s) are placed in the log before what their seat had "
+                f"seen when it signed them (the first: seat {first.seat}'s #{first.n}, a "
+                f"{first.step} at message {min(first.at)}, signed having seen {first.seen}): "
+                "the host's order was rewritten; nothing shows those seats did wrong",
             )
         )
     unsigned = [
@@ -246,6 +261,7 @@ def _check_claims(
                 n=n,
                 kind=env.step,
                 body=(body := [message_from_json(m).to_dict() for m in env.body]),
+                seen=env.seen,
                 domain=ident.domain,
             )
         except (ProtocolError, MessageError, ValueError, TypeError):

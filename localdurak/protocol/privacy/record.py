@@ -10,8 +10,10 @@
       "identity": {
         "game": "<hex>", "number": 0, "rules": {...}, "dealer": 2,
         "names": ["Anna", ...], "keys": ["<hex identity key>", ...], "previous": null,
-        "steps": [ {"seat": 1, "n": 0, "step": "nonce", "sig": "<hex>", "at": [0]}, ... ],
-        "refused": [[seat, n, {"step": "play", "sig": "<hex>", "body": [...], "at": 140}], ...]
+        "steps": [ {"seat": 1, "n": 0, "step": "nonce", "sig": "<hex>", "at": [0], "seen": 0},
+                   ... ],
+        "refused": [[seat, n, {"step": "play", "sig": "<hex>", "body": [...], "at": 140,
+                               "seen": 138}], ...]
       }
     }
 
@@ -23,7 +25,9 @@ of the steps the host refused, which explain the gaps, each with the step itself
 signed it (its name, signature and body) and ``at``, the length of the log when it came: the
 audit checks the refusal was justified (privacy/binding.py, privacy/audit.py).  In /5 the seats
 signed under the rule that the host takes a seat's steps in the order of its counter, so a
-refused step must come after its seat's lower counters and before its higher ones; a /4
+refused step must come after its seat's lower counters and before its higher ones; and each
+step signs ``seen``, how many messages of the log its seat had taken, so no step (accepted or
+refused) can come before them; a /4
 record (signed under the older domain) cannot show that, and its audit says so.  A refusal of
 an older record is a bare ``[seat, n]``: the audit says it cannot be checked.  A transcript
 without the section is still read, and its audit says what it cannot check: a /3 one (what
@@ -84,6 +88,8 @@ class SignedStep:
     sig: bytes
     at: tuple[int, ...]
     """Positions in the log of the privacy messages the step carried, in order."""
+    seen: int = 0
+    """How many messages of the log its seat had taken when it signed it (/5: signed)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +105,8 @@ class RefusedStep:
     seat signed)."""
     at: int
     """The length of the log when it came: where its refusal is judged."""
+    seen: int = 0
+    """How many messages of the log its seat had taken when it signed it (/5: signed)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,19 +137,18 @@ class Identity:
 
 def refusal_to_json(seat: int, n: int, envelope: Mapping[str, Any] | None) -> list[Any]:
     """One ``identity.refused`` entry: ``[seat, n]``, with the refused step if there is one
-    (``envelope``: its ``step``, ``sig`` (bytes), ``body`` and ``at``)."""
+    (``envelope``: its ``step``, ``sig`` (bytes), ``body``, ``at`` and ``seen``)."""
     if envelope is None:
         return [seat, n]
-    return [
-        seat,
-        n,
-        {
-            "step": envelope["step"],
-            "sig": bytes(envelope["sig"]).hex(),
-            "body": list(envelope["body"]),
-            "at": envelope["at"],
-        },
-    ]
+    out = {
+        "step": envelope["step"],
+        "sig": bytes(envelope["sig"]).hex(),
+        "body": list(envelope["body"]),
+        "at": envelope["at"],
+    }
+    if "seen" in envelope:  # (a step journaled before steps signed it has none: 0)
+        out["seen"] = envelope["seen"]
+    return [seat, n, out]
 
 
 def transcript_to_dict(
@@ -188,6 +195,7 @@ def with_identity(
                     "step": s["step"],
                     "sig": bytes(s["sig"]).hex(),
                     "at": list(s["at"]),
+                    "seen": s.get("seen", 0),
                 }
                 for s in steps
             ],
@@ -266,6 +274,7 @@ def identity_from_dict(d: Any) -> Identity | None:
     if not isinstance(steps_raw, list) or not isinstance(refused_raw, list):
         raise TranscriptError("the identity section's steps or refusals are not lists")
     n = len(names)
+    ordered = d["format"] == FORMAT  # /4 signed no ``seen``: one written there is nobody's
     steps: list[SignedStep] = []
     for i, s in enumerate(steps_raw):
         if not isinstance(s, Mapping):
@@ -281,6 +290,7 @@ def identity_from_dict(d: Any) -> Identity | None:
                 step,
                 _hex(s.get("sig"), f"step {i}'s signature", 64),
                 tuple(_int(x, f"step {i}'s message position") for x in at),
+                _int(s.get("seen", 0), f"step {i}'s messages seen") if ordered else 0,
             )
         )
     refused: list[tuple[int, int]] = []
@@ -290,7 +300,7 @@ def identity_from_dict(d: Any) -> Identity | None:
             raise TranscriptError(f"refused step {i} is not [seat, n] or [seat, n, its step]")
         seat_n = (_int(r[0], "refused seat", 0, max(n - 1, 0)), _int(r[1], "refused counter"))
         refused.append(seat_n)
-        envelopes.append(_envelope(r[2], i, *seat_n) if len(r) == 3 else None)
+        envelopes.append(_envelope(r[2], i, *seat_n, ordered) if len(r) == 3 else None)
     return Identity(
         game=_hex(raw.get("game"), "game id"),
         number=_int(raw.get("number"), "game number"),
@@ -302,11 +312,11 @@ def identity_from_dict(d: Any) -> Identity | None:
         steps=tuple(steps),
         refused=tuple(refused),
         envelopes=tuple(envelopes),
-        ordered=d["format"] == FORMAT,
+        ordered=ordered,
     )
 
 
-def _envelope(e: Any, i: int, seat: int, n: int) -> RefusedStep:
+def _envelope(e: Any, i: int, seat: int, n: int, ordered: bool) -> RefusedStep:
     if not isinstance(e, Mapping):
         raise TranscriptError(f"refused step {i}'s step is not an object")
     body = e.get("body")
@@ -320,4 +330,5 @@ def _envelope(e: Any, i: int, seat: int, n: int) -> RefusedStep:
         _hex(e.get("sig"), f"refused step {i}'s signature", 64),
         tuple(body),
         _int(e.get("at"), f"refused step {i}'s place in the log"),
+        _int(e.get("seen", 0), f"refused step {i}'s messages seen") if ordered else 0,
     )

@@ -234,10 +234,18 @@ class Signed:
     step: str
     body: list[dict[str, Any]]
     sig: bytes
+    seen: int = 0
+    """How many messages of the privacy log its seat had taken when it signed it."""
 
     def command(self, command_id: int) -> Privacy:
         return Privacy(
-            id=command_id, game=self.game, n=self.n, step=self.step, body=self.body, sig=self.sig
+            id=command_id,
+            game=self.game,
+            n=self.n,
+            step=self.step,
+            body=self.body,
+            sig=self.sig,
+            seen=self.seen,
         )
 
     def relayed(self, seq: int, seat: int) -> PrivacyEvent:

@@ -115,6 +115,7 @@ class HostGame:
                 n=cmd.n,
                 kind=cmd.step,
                 body=cmd.body,
+                seen=cmd.seen,
             )
         except BaseException:
             # Without its seat's signature the step cannot be shown in the record: only the
@@ -153,7 +154,7 @@ class HostGame:
         envelope = (
             None
             if cmd is None or body is None
-            else {"step": cmd.step, "sig": cmd.sig, "body": body, "at": at}
+            else {"step": cmd.step, "sig": cmd.sig, "body": body, "at": at, "seen": cmd.seen}
         )
         steps.append((seat, n, envelope))
 
@@ -231,12 +232,10 @@ class HostGame:
                 # false "not me", R-F1): its signed step goes in the record with it, or the
                 # log would hold a message in no step its seat signed.
                 at.append(len(self.privacy.t.log) - 1)
-                self.steps.append(
-                    {"seat": seat, "n": cmd.n, "step": cmd.step, "sig": cmd.sig, "at": at}
-                )
+                self.steps.append(_step(seat, cmd, at))
             raise refusal(e, "card privacy refused it") from None
         self.received[(seat, cmd.n)] = cmd.sig
-        self.steps.append({"seat": seat, "n": cmd.n, "step": cmd.step, "sig": cmd.sig, "at": at})
+        self.steps.append(_step(seat, cmd, at))
         for m in msgs:
             self._waiting[id(m)] = (seat, cmd)
         relay: list[tuple[int, Privacy]] = []
@@ -306,6 +305,11 @@ class HostGame:
             steps=getattr(self, "steps", []),
             refused=getattr(self, "refused_steps", []),
         )
+
+
+def _step(seat: int, cmd: Privacy, at: list[int]) -> dict[str, Any]:
+    """One accepted signed step as the record keeps it (`HostGame.steps`)."""
+    return {"seat": seat, "n": cmd.n, "step": cmd.step, "sig": cmd.sig, "at": at, "seen": cmd.seen}
 
 
 def _json_body(body: Any) -> list[Any] | None:

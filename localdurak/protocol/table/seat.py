@@ -91,6 +91,10 @@ class SeatGame:
         self.game: Game | None = None
         self.counters = Counters([-1] * len(started.keys))
         self._n = 0
+        self._seen = 0
+        """How many messages of the privacy log we have taken (every relayed step's, and the
+        refills and returns our engine called for): what each step we sign says we had seen
+        (`signing.action_payload`), so the host cannot show it taken before them."""
         self._unrelayed: dict[int, list[PMessage]] = {}
         """Our game actions signed and not relayed yet, by ``n`` (`refused`)."""
         self._hand0: tuple[Card, ...] | None = None
@@ -124,10 +128,11 @@ class SeatGame:
         body = body_of(msgs)
         n = self._n
         self._n += 1
-        sig = self.signer.sign(action_payload(self.bound, self.seat, n, step, body))
+        seen = self._seen
+        sig = self.signer.sign(action_payload(self.bound, self.seat, n, step, body, seen=seen))
         if step in GAME_STEPS:
             self._unrelayed[n] = list(msgs)
-        return Signed(self.game_id, n, step, body, sig)
+        return Signed(self.game_id, n, step, body, sig, seen)
 
     def sign(self, msgs: Sequence[PMessage]) -> Signed:
         """Sign ``msgs`` as this seat's next step, as it is: no rules, no proofs checked (the
@@ -234,6 +239,7 @@ class SeatGame:
                 n=event.n,
                 kind=event.step,
                 body=event.body,
+                seen=event.seen,
             )
         self.counters.check(event.seat, event.n)
         self.counters.advance(event.seat, event.n)
@@ -258,6 +264,7 @@ class SeatGame:
                 out += self.player.receive(m, signed=True, adopt=adopt, defer=defer)
         except RemoteProtocolError as e:
             raise refusal(e, "card privacy") from None
+        self._seen += len(msgs)
         if action is not None:
             assert g is not None
             try:
@@ -332,10 +339,12 @@ class SeatGame:
                     table = self.player.t.on_table if taken is None else taken
                     cards = () if taker < 0 else tuple(int(c) for c in table)
                     out += self.player.receive(Refill(0, batch, tuple(seats), taker, cards))
+                    self._seen += 1
                 elif item[0] == "return":
                     back = item[1]
                     self.player.expect_return(*back)
                     out += self.player.receive(Return(0, *back))
+                    self._seen += 1
                 elif not self.revealed:
                     # Every card proof checked before the game is over for us.
                     self.player.t.verify_deferred()
@@ -447,6 +456,7 @@ class SeatGame:
         seat.player._rng = rng
         seat.log_complete = False  # the privacy log was not saved: no audit of our own
         seat.__dict__.setdefault("_unrelayed", {})  # saved by a version without it
+        seat.__dict__.setdefault("_seen", 0)  # likewise: a lower bound all the same
         return seat
 
 
