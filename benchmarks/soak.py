@@ -36,7 +36,16 @@ def run_suite(name: str, tmp: Path) -> dict[str, Any]:
     if name == "faults":
         from tests.soak.faults import run_faults
 
-        return run_faults(tmp, client_kills=20, host_kills=3, link_cuts=6, delay=0.8, deck=52)
+        return run_faults(
+            tmp,
+            client_kills=20,
+            host_kills=3,
+            link_cuts=6,
+            lost_tails=3,
+            disk_fills=2,
+            delay=0.8,
+            deck=52,
+        )
     if name == "load":
         from tests.soak.load import run_load
 
