@@ -374,6 +374,12 @@ class HostResume(HostCore):
         for item in refused_in_journal(self.journal_path):
             g.restore_refusal(item)
             self._refused.append((item[0], item[1]))
+        # Nor is what the host went through before (records.md: ``host_resumed`` has an
+        # item per resume of the game, ``lost_tail`` per player who gave back): the old
+        # journal's notes first, then this host's.  A rewrite that kept only its own told
+        # of the last of six resumes in the fault soak.
+        # (This host's own note is not in the old journal yet: the rewrite writes it.)
+        self._notes = notes_in_journal(self.journal_path) + self._notes
         self.store.rewrite_journal(self._game_lines(g))
         self._logged = len(g.accepted_log)
         self._signed = len(g.steps)
@@ -494,6 +500,22 @@ def check_resume(
         where = f" (its record: {record})" if record.exists() else ""
         raise ValueError(f"that game is over{where}{then}")
     raise ValueError(f"that journal is not this table's current game{then}")
+
+
+NOTES = ("host_resumed", "lost_tail")
+"""The journal's lines on what the host went through (records.md), kept by a rewrite."""
+
+
+def notes_in_journal(path: Path) -> list[str]:
+    """The journal's `NOTES` lines, in their order, as journal lines again."""
+    out: list[str] = []
+    for obj in journal_objects(path):
+        appended = obj.get("append")
+        if isinstance(appended, dict) and len(appended) == 1:
+            ((key, item),) = appended.items()
+            if key in NOTES and isinstance(item, dict):
+                out.append(journal_append(key, item))
+    return out
 
 
 def refused_in_journal(path: Path) -> list[list[Any]]:

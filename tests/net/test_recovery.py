@@ -14,6 +14,7 @@ loop is between two events."""
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import shutil
 from collections.abc import Callable
@@ -175,3 +176,17 @@ async def test_a_refused_step_keeps_its_envelope_through_journal_rewrites(tmp_pa
         host._rewrite_all()
         assert [seat, n, envelope] in refused_in_journal(journal)
     host.store.unlock()
+
+
+async def test_every_resume_of_a_game_is_in_its_record(tmp_path: Path) -> None:
+    """records.md: ``host_resumed`` has one item per time the host was resumed during the
+    game.  A resume writes the journal again from memory; on main before this it kept only
+    its own note, and after six resumes in the fault soak the record told of the last."""
+    identity, journal, _ = await crash_image(tmp_path)
+    for _ in range(2):  # resumed, and gone again before it played on
+        host = resume_table(identity, journal)
+        host.store.unlock()
+    events = await resume_to_the_end(identity, journal)
+    over = next(e for e in events if e.get("event") == "game_over")
+    record = json.loads(Path(over["record"]).read_text())
+    assert len(record["host_resumed"]) == 3, record["host_resumed"]
