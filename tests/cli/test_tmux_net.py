@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.net.test_disk_trouble import fill
 from tests.support.netns import REPO, NetnsLan, unavailable_reason
 
 TMUX = shutil.which("tmux") or "/usr/bin/tmux"
@@ -340,36 +341,10 @@ def _hand(screen: str) -> str:
     return lines[numbers - 1].strip()
 
 
-@pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 4 MB tmpfs for the host's record folder (root, as for the namespaces).  Mounted
-    before the host starts, so its namespace's copy of the mounts has it."""
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(disk)], check=True)
-    try:
-        yield disk
-    finally:
-        subprocess.run(["umount", "-l", str(disk)], check=False)
-
-
 def _said(screen: str) -> str:
     """The screen's words as one line (a long banner wraps onto a second row)."""
     rows = (row.strip().strip("│|").strip() for row in screen.splitlines())
     return " ".join(" ".join(rows).split())
-
-
-def _fill(disk: Path) -> Path:
-    """Take every free byte of ``disk``."""
-    filler = disk / "filler"
-    try:
-        with open(filler, "wb") as f:
-            while True:
-                f.write(b"\0" * 65536)
-                f.flush()
-    except OSError:
-        pass  # full: the write (or the close's flush) failed
-    return filler
 
 
 def test_the_disk_fills_under_a_live_game_every_friend_is_told_and_it_resumes(
@@ -384,7 +359,7 @@ def test_the_disk_fills_under_a_live_game_every_friend_is_told_and_it_resumes(
     records = small_disk / "records"
     everyone = _three_laptops(lan3, tmp_path, records, langs)
 
-    filler = _fill(small_disk)
+    filler = fill(small_disk)
     # The next writes fail: every screen says so in its language, and play goes on.
     told = {says["cannot save"] for says in SAYS.values()}
     _play_until(everyone, lambda s: any(t in _said(s) for t in told))
