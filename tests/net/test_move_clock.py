@@ -19,19 +19,22 @@ from localdurak.protocol.privacy.audit import audit
 from tests.support.hosts import loopback
 
 
-async def test_a_silent_player_forfeits_on_the_clock(tmp_path: Path) -> None:
-    events: list[dict[str, Any]] = []
+async def _silent_at_a_clocked_table(
+    tmp_path: Path, name: str, hold: float, events: list[dict[str, Any]]
+) -> tuple[TableHost, asyncio.Task[None], ClientSession]:
+    """A 2-seat table with a 1 s move clock and a host bot, running; a player ("Silent")
+    seated and ready who never acts.  The host, its running task and the player."""
     host = TableHost(
         load_or_create(tmp_path / "host"),
         loopback(
             tmp_path,
-            name="Clock",
+            name=name,
             seats=2,
             bots=1,
             bot_level="random",
             rules=Rules(deck=24),
             move_time=1.0,
-            hold=600,
+            hold=hold,
         ),
         on_event=events.append,
     )
@@ -45,6 +48,12 @@ async def test_a_silent_player_forfeits_on_the_clock(tmp_path: Path) -> None:
     )
     await silent.start()
     await silent.set_ready(True)
+    return host, serving, silent
+
+
+async def test_a_silent_player_forfeits_on_the_clock(tmp_path: Path) -> None:
+    events: list[dict[str, Any]] = []
+    host, serving, silent = await _silent_at_a_clocked_table(tmp_path, "Clock", 600, events)
     clocks: list[MoveClock] = []
     try:
         async with asyncio.timeout(60):
@@ -100,30 +109,7 @@ async def test_a_player_who_drops_on_his_turn_is_held_not_clocked(tmp_path: Path
     from localdurak.protocol.messages import Clock
 
     events: list[dict[str, Any]] = []
-    host = TableHost(
-        load_or_create(tmp_path / "host"),
-        loopback(
-            tmp_path,
-            name="Held",
-            seats=2,
-            bots=1,
-            bot_level="random",
-            rules=Rules(deck=24),
-            move_time=1.0,
-            hold=3.0,
-        ),
-        on_event=events.append,
-    )
-    await host.start()
-    serving = asyncio.create_task(host.run())
-    silent = ClientSession(
-        load_or_create(tmp_path / "silent"),
-        "Silent",
-        Address("127.0.0.1", host.port, host.identity.fingerprint),
-        state_dir=tmp_path / "saved",
-    )
-    await silent.start()
-    await silent.set_ready(True)
+    host, serving, silent = await _silent_at_a_clocked_table(tmp_path, "Held", 3.0, events)
     try:
         async with asyncio.timeout(60):
             # Its turn, its clock on its screen: then it drops.
