@@ -454,6 +454,7 @@ class Privacy(Message):
             "sig": SIG,
             "seat": Opt(SEAT),
             "seen": SEQ,
+            "refused": Opt(SEQ),
         }
     )
     id: int
@@ -469,6 +470,11 @@ class Privacy(Message):
     seen: int = 0
     """How many messages of the game's privacy log the seat had taken when it signed the
     step (signed: `localdurak.protocol.signing.action_payload`)."""
+    refused: int | None = None
+    """A step of the sender's own that the host refused, given back to a host that lost
+    that refusal with its journal's last lines (a power cut): the length of the privacy
+    log when it was refused, where the record places it (not signed: the host's word, as
+    ever for a refusal; the audit judges the refusal there).  Never relayed, never applied."""
 
     def relayed(self, seq: int, seat: int) -> PrivacyEvent:
         """The step as the host relays it from ``seat``: unchanged, numbered ``seq``."""
