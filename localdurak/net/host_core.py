@@ -63,7 +63,8 @@ REVEAL_TIMEOUT = 10.0
 """Seconds to wait for every key after a game ends (the audit checks what it gets)."""
 GIVE_BACK_WAIT = 10.0
 """After a resume mid-game, how long the host waits for its players to come back and give
-back the signed steps it lost (`HostResume._gathering`) before new steps go on."""
+back the signed steps it lost (`HostResume._gathering`) before new steps go on, once they
+are all back (one who is not is waited for until his hold runs out)."""
 REPLAY_KEEP = 100_000
 """Events kept in memory for players who come back (`Resume`); older ones go by snapshot."""
 IDLE_VERIFY_S = 0.004
@@ -302,6 +303,7 @@ class HostCore:
         """New steps (a player's own, a bot's) that came while gathering: taken after it,
         in the order they came, before anything newer."""
         self._gather_timer: asyncio.TimerHandle | None = None
+        self._gather_wait = GIVE_BACK_WAIT
         self.inbox: asyncio.Queue[Item] = asyncio.Queue()
         self.game: HostGame | None = None
         self.game_number = 0
