@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import os
 import random
@@ -359,6 +360,15 @@ class ClientSession(SessionPort, SessionSaved):
             # every seat's is in) stays pending until it is relayed: a host that crashes
             # meanwhile never saw it.
             n = self._step_of_id.pop(m.re)
+            if isinstance(m, Error) and self.game is not None:
+                mine = next((p for p in self._pending if p.n == n), None)
+                if mine is not None and mine.game == self.game.game_id:
+                    # Kept with where it was refused (`_refused`).  reading: the host's log
+                    # then held what we have taken now: it answers a step after relaying
+                    # everything before it, in order, on this connection, and we took all
+                    # of that (with the refills and returns it called for) before this.
+                    self._refused.append((mine, self.game.taken))
+                    self._save_later()
             if isinstance(m, Error) or m.seq is not None:
                 self._pending = [p for p in self._pending if p.n != n]
             if isinstance(m, Error) and self.game is not None:
@@ -444,6 +454,13 @@ class ClientSession(SessionPort, SessionSaved):
         for ev in back:
             cmd = ev.command(self._take_id(), seat=ev.seat)
             await self.channel.send(cmd)
+        # And our steps it refused: the refusals were in its journal alone, whose last
+        # lines went with the log's (the host takes back those it lost, ignores the rest).
+        if self.game is not None:
+            for step, at in self._refused:
+                if step.game == self.game.game_id:
+                    refused = dataclasses.replace(step.command(self._take_id()), refused=at)
+                    await self.channel.send(refused)
         # Done: a second `resume` says so (the host holds every new step, its bots' and
         # ours, until each player back gave back what it lost; docs/protocol.md §7).
         assert self.last_seq is not None
@@ -481,6 +498,7 @@ class ClientSession(SessionPort, SessionSaved):
                 return []
             self.game = SeatGame(m, self.my_seat, self.identity, os.urandom)
             self._recent.clear()
+            self._refused.clear()
             if self.on_game is not None:
                 self.on_game(self.game)
             self.cheat = None

@@ -18,6 +18,7 @@ from localdurak.net.client_state import (
 )
 from localdurak.net.table_store import fsync_paths, write_atomic
 from localdurak.protocol import snapshot
+from localdurak.protocol.table.common import Signed
 from localdurak.protocol.table.seat import SNAPSHOT_CLASSES, SeatGame
 
 log = logging.getLogger("localdurak.net.client")
@@ -69,6 +70,7 @@ class SessionSaved(SessionState):
             "last_seq": self.last_seq,
             "game": self.game.freeze() if self.game is not None else None,
             "pending": list(self._pending),
+            "refused": [list(r) for r in self._refused],
             "address": [self.address.host, self.address.port],
             "table": self.known_table,
         }
@@ -186,6 +188,12 @@ class SessionSaved(SessionState):
         if isinstance(saved.get("table"), str) and saved["table"]:
             self.known_table = saved["table"]
         self._pending = list(saved["pending"])
+        self._refused.clear()
+        for r in saved.get("refused", []):
+            if isinstance(r, list) and len(r) == 2 and isinstance(r[0], Signed):
+                at = r[1]
+                if type(at) is int:
+                    self._refused.append((r[0], at))
         if saved["game"] is not None:
             try:
                 self.game = SeatGame.thaw(saved["game"], self.identity, os.urandom)

@@ -73,6 +73,8 @@ HOST_GONE_S = 6 * 3600.0
 """How long a client keeps trying to reach a host that vanished during a game (reading: a
 seat that could not rejoin because the host stopped is never forfeited; a person quits with
 q meanwhile, a script stops its process)."""
+RECENT_REFUSED = 8
+"""Our refused steps a session keeps (`SessionState._refused`)."""
 RECENT_STEPS = 64
 """Relayed steps a session keeps to give back to a host that lost the last frames of its
 log (the docs allow 50 ms of a table's lines lost in a power cut: a few steps)."""
@@ -184,6 +186,13 @@ class SessionState:
         self._recent: collections.deque[PrivacyEvent] = collections.deque(maxlen=RECENT_STEPS)
         """The game's last relayed steps, every seat's: a host that lost the last frames of
         its log (a power cut) gets them back from us (`_give_back`)."""
+        self._refused: collections.deque[tuple[Signed, int]] = collections.deque(
+            maxlen=RECENT_REFUSED
+        )
+        """Our last steps the host refused, each with the length of the privacy log then
+        (where the record places the refusal): a refusal is in no event, only in the host's
+        journal, so a host that lost the journal's last lines (a power cut) gets them back
+        from us (`_give_back`), or the gap each left in our counter is unexplained."""
         self._tasks: set[asyncio.Task[None]] = set()
         self.on_game: Callable[[SeatGame], None] | None = None
         """Called with each new game's seat (the host's own player shares the host's checks:

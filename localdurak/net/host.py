@@ -495,6 +495,16 @@ class TableHost(HostLobby, HostMoves, HostEnding, HostResume):
             self._resume_peer(peer, m)
             return None
         if isinstance(m, Privacy):
+            if m.refused is not None:
+                # One of its own steps an earlier host refused, given back (this host lost
+                # the refusal with the journal's tail): recorded, never relayed nor applied.
+                # Only from a player who saw what this host lost, as for the steps above (a
+                # refusal claimed otherwise could only put a refusal the audit cannot
+                # justify into the record).
+                if seat not in self._restoring:
+                    raise Forbidden("only to give back what the host lost")
+                self._take_back_refusal(seat, dataclasses.replace(m, refused=None), m.refused)
+                return None
             if m.seat is not None and m.seat != seat:
                 # Another seat's step from the sender's copy: only from a player who saw
                 # what this host lost (`_resume_peer`); its seat's signature is checked.

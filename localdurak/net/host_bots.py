@@ -14,7 +14,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from localdurak.game.actions import Do
 from localdurak.game.bots import NOTICE_SECONDS, Bot, Rng, make_bot
@@ -49,6 +49,8 @@ RECENT_SEEN = 6
 """Relayed steps a bot's saved seat keeps (`BotSeat.recent`)..."""
 RECENT_BYTES = 1000
 """... of at most this size each (its saved seat stays small: test_saved_state.py)."""
+RECENT_REFUSED = 8
+"""A bot's own refused steps its saved seat keeps (`BotSeat.refused`)."""
 BOT_REST = 0.2
 """Seconds a host bot waits after the host refused one of its steps."""
 
@@ -80,6 +82,11 @@ class BotSeat:
         """The game's last relayed steps it took, every seat's (`RECENT_SEEN`): the bot's seat
         is saved before the table's log, so after a power cut it may hold steps the log
         lost; the resumed host takes them back from here (checked like any step)."""
+        self.refused: list[list[Any]] = []
+        """Its last steps the host refused, each ``[Signed, at]`` (the log's length then;
+        `RECENT_REFUSED`): a refusal is in no event, only in the journal, so a host that
+        lost the journal's last lines (a power cut) takes it back from here, or the gap it
+        left in the seat's counters is unexplained in the record."""
         self.outbox: list[tuple[int, Privacy]] = []
         """Its signed steps not posted to the host yet, in the order it signed them (an
         action waits a moment: `HostBots.send`)."""
@@ -103,6 +110,7 @@ class BotSeat:
             "pending": self.pending,
             "sent": self.sent,
             "recent": [message_to_wire(e) for e in self.recent],
+            "refused": self.refused,
         }
         data = snapshot.dumps(state, kind="bot", classes=SNAPSHOT_CLASSES)
         write_atomic(self.path, data)
@@ -123,6 +131,14 @@ class BotSeat:
             e
             for e in map(message_from_wire, state.get("recent", []))
             if isinstance(e, PrivacyEvent)
+        ]
+        self.refused = [
+            list(r)
+            for r in state.get("refused", [])
+            if isinstance(r, list | tuple)
+            and len(r) == 2
+            and isinstance(r[0], Signed)
+            and type(r[1]) is int
         ]
         if state["game"] is not None:
             self.game = SeatGame.thaw(state["game"], self.key, os.urandom)
@@ -210,6 +226,7 @@ class HostBots:
                 bot.pending = []
                 bot.sent = []
                 bot.recent = []
+                bot.refused = []
                 out = bot.game.start()
             elif bot.game is not None and event.game == bot.game.game_id:
                 if event.seat == s:
@@ -240,14 +257,7 @@ class HostBots:
     def send(self, s: int, bot: BotSeat, out: list[Signed], delay: float = 0.0) -> None:
         """Save the bot's seat first (what it signed must survive a crash), then queue."""
         bot.pending += out
-        try:
-            bot.save()
-        except OSError as e:
-            # The disk refuses: the bot plays on from memory (its seat is saved again with
-            # everything else once the disk takes it: `TableStore.rebuild`).
-            if self._save_error is None:
-                raise
-            self._save_error(e)
+        self._save(bot)
         for signed in out:
             cmd = signed.command(bot.next_id)
             bot.next_id += 1
@@ -256,6 +266,16 @@ class HostBots:
                 asyncio.get_running_loop().call_later(delay, self._post_through, bot, cmd)
             else:
                 self._post_through(bot, cmd)
+
+    def _save(self, bot: BotSeat) -> None:
+        try:
+            bot.save()
+        except OSError as e:
+            # The disk refuses: the bot plays on from memory (its seat is saved again with
+            # everything else once the disk takes it: `TableStore.rebuild`).
+            if self._save_error is None:
+                raise
+            self._save_error(e)
 
     def _post_through(self, bot: BotSeat, cmd: Privacy) -> None:
         """Post the bot's queued steps up to ``cmd``, in the order it signed them: the host
@@ -282,6 +302,16 @@ class HostBots:
             for signed in [*again, *bot.pending]:
                 post(s, signed.command(bot.next_id))
                 bot.next_id += 1
+
+    def refusals(self) -> list[tuple[int, Privacy, int]]:
+        """(seat, step, at) of the refusals the bots keep (`BotSeat.refused`), of the game
+        they play, for a resumed host that may have lost them."""
+        out: list[tuple[int, Privacy, int]] = []
+        for s, bot in self.bots():
+            for step, at in bot.refused:
+                if bot.game is not None and step.game == bot.game.game_id:
+                    out.append((s, step.command(0), at))
+        return out
 
     def think(self, held: int) -> None:
         """One bot acts, when one may: a bot reads only its own seat's view.  ``held``:
@@ -328,11 +358,18 @@ class HostBots:
         self._wait = None
         self._wake()
 
-    def refused(self, seat: int, bot: BotSeat, cmd: Privacy) -> None:
-        """The host refused one of the bot's steps: forget it, rest a moment."""
+    def refused(self, seat: int, bot: BotSeat, cmd: Privacy, at: int | None = None) -> None:
+        """The host refused one of the bot's steps (when its log held ``at`` messages): forget
+        it, keep it for a host that loses the refusal (`BotSeat.refused`), rest a moment."""
+        step = next((p for p in bot.pending if p.n == cmd.n and p.game == cmd.game), None)
+        if step is not None and at is not None:
+            bot.refused.append([step, at])
+            del bot.refused[:-RECENT_REFUSED]
         bot.pending = [p for p in bot.pending if p.n != cmd.n]
         if bot.game is not None and bot.game.game_id == cmd.game:
             bot.game.refused(cmd.n)
+        if step is not None:
+            self._save(bot)
         loop = asyncio.get_running_loop()
         bot.resting_until = loop.time() + BOT_REST
         # Wake the table then, in case nothing else happens meanwhile.

@@ -151,7 +151,9 @@ class HostMoves(HostCore):
             log.info("bot %d refused: %s", seat, e)
             bot = self.seats[seat].bot
             if bot is not None:
-                self.bots.refused(seat, bot, cmd)
+                entry = self.game.refusal(seat, cmd.n) if self.game is not None else None
+                envelope = entry[2] if entry is not None and len(entry) > 2 else None
+                self.bots.refused(seat, bot, cmd, envelope["at"] if envelope else None)
 
     def _waited_for(self) -> tuple[int, tuple[Any, ...]] | None:
         """The seat the table waits for, and the state it waits in (public information):

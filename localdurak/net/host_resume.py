@@ -171,6 +171,10 @@ class HostResume(HostCore):
         # The bots' steps signed before the crash that the old host never relayed (their
         # last relayed ones first: the host ignores those it has), then what came meanwhile.
         resent: list[Item] = []
+        # And the refusals their saved seats keep that this host lost (the players gave
+        # theirs back meanwhile): in the log by now, the steps before them given back.
+        for s, cmd, at in self.bots.refusals():
+            self._take_back_refusal(s, cmd, at)
         self.bots.resend_pending(lambda s, cmd: resent.append(FromBot(s, cmd)))
         self._deferred[:0] = resent
         self._update_clock()
@@ -183,7 +187,24 @@ class HostResume(HostCore):
             isinstance(item, Received)
             and isinstance(item.message, Privacy)
             and item.message.seat is None
+            and item.message.refused is None  # a refusal given back is no new step
         )
+
+    def _take_back_refusal(self, seat: int, cmd: Privacy, at: int) -> None:
+        """Seat ``seat``'s step ``cmd``, refused by an earlier host of this game when the
+        log held ``at`` messages, given back by that seat (a client) or found in its saved
+        seat (a bot): a refusal is in no event, so a power cut that takes the journal's last
+        lines takes it, and the gap it left in the seat's counters would be in the record
+        unexplained.  Recorded again (journal and record) when it fits
+        (`HostGame.take_back_refusal`); one this host holds already is ignored."""
+        g = self.game
+        if g is None or not g.take_back_refusal(seat, cmd, at):
+            return
+        entry = g.refusal(seat, cmd.n)
+        assert entry is not None
+        self._refused.append((seat, cmd.n))
+        self.store.journal_line(journal_append("privacy_refused", entry))
+        self.on_event({"event": "refusal_back", "seat": seat, "n": cmd.n})
 
     def _resync(self, peer: Peer, seat: int, last_seq: int, ack: Ack) -> None:
         """Every event after ``last_seq``, the answer to its `Resume`, then live events."""

@@ -61,15 +61,18 @@ from localdurak.protocol.schema import (
     schema,
 )
 
-PROTOCOL_VERSION: Final = 3
+PROTOCOL_VERSION: Final = 4
 """The version this code speaks.  Raise it for any change an older peer would misread.
 2: every signed step binds the signed setup (`localdurak.protocol.signing.setup_digest`).
 3: signed under `localdurak.protocol.signing.ACTION_DOMAIN` (``localdurak-action/2``: the host
-takes a seat's steps in the order of its counter)."""
+takes a seat's steps in the order of its counter).
+4: shuffle stages carry second-version proofs of shuffle (privacy/shuffle.py: the chain's
+links proven as one combination), which a version 3 peer cannot read."""
 
-MIN_PROTOCOL_VERSION: Final = 3
-"""The oldest version this code still speaks (a version 2 peer signs under the older domain,
-whose signatures a version 3 peer does not accept; a version 1 peer's bind no setup)."""
+MIN_PROTOCOL_VERSION: Final = 4
+"""The oldest version this code still speaks (a version 3 peer would refuse our proofs of
+shuffle and name an honest shuffler; a version 2 peer signs under the older domain, whose
+signatures a version 3 peer does not accept; a version 1 peer's bind no setup)."""
 
 FEATURES: Final[frozenset[str]] = frozenset({"privacy-sra/1", "resume/1", "bots/1"})
 """Optional abilities this side offers; the session uses the intersection of both sides'."""
@@ -451,6 +454,7 @@ class Privacy(Message):
             "sig": SIG,
             "seat": Opt(SEAT),
             "seen": SEQ,
+            "refused": Opt(SEQ),
         }
     )
     id: int
@@ -466,6 +470,11 @@ class Privacy(Message):
     seen: int = 0
     """How many messages of the game's privacy log the seat had taken when it signed the
     step (signed: `localdurak.protocol.signing.action_payload`)."""
+    refused: int | None = None
+    """A step of the sender's own that the host refused, given back to a host that lost
+    that refusal with its journal's last lines (a power cut): the length of the privacy
+    log when it was refused, where the record places it (not signed: the host's word, as
+    ever for a refusal; the audit judges the refusal there).  Never relayed, never applied."""
 
     def relayed(self, seq: int, seat: int) -> PrivacyEvent:
         """The step as the host relays it from ``seat``: unchanged, numbered ``seq``."""

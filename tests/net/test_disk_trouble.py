@@ -19,9 +19,10 @@ import pytest
 
 from localdurak.game.rules import Rules
 from localdurak.net.client import Address, ClientSession, play_as_bot
-from localdurak.net.host import CANNOT_SAVE, HostOptions, TableHost
+from localdurak.net.host import CANNOT_SAVE, TableHost
 from localdurak.net.identity import load_or_create
 from tests.soak.common import check_record
+from tests.support.hosts import loopback
 
 
 def fill(disk: Path) -> Path:
@@ -48,16 +49,14 @@ async def test_a_full_disk_is_told_everywhere_the_game_goes_on_and_the_record_fo
     events: list[dict[str, Any]] = []
     host = TableHost(
         load_or_create(tmp_path / "host"),
-        HostOptions(
+        loopback(
+            tmp_path,
             name="Disk",
             seats=2,
             bots=1,
             bot_level="random",
             rules=Rules(deck=36),
             record_dir=small_disk / "records",
-            port=0,
-            advertise=False,
-            host="127.0.0.1",
             bot_delay=0.01,
         ),
         on_event=events.append,

@@ -24,11 +24,12 @@ from typing import Any
 import pytest
 
 from localdurak.game.rules import Rules
-from localdurak.net.host import EVENTS_FILE, HostOptions, TableHost, resume_table
+from localdurak.net.host import EVENTS_FILE, TableHost, resume_table
 from localdurak.net.identity import Identity, load_or_create
 from localdurak.protocol.messages import Notice
 from localdurak.protocol.records import journal_append
 from tests.soak.common import check_record
+from tests.support.hosts import loopback
 
 
 async def until(cond: Callable[[], bool], timeout: float = 60) -> None:
@@ -45,16 +46,14 @@ async def crash_image(tmp_path: Path, actions: int = 8) -> tuple[Identity, Path,
     records = tmp_path / "records"
     host = TableHost(
         identity,
-        HostOptions(
+        loopback(
+            tmp_path,
             name="Recovery",
             seats=2,
             bots=2,
             bot_level="random",
             rules=Rules(deck=24),
             record_dir=records,
-            port=0,
-            advertise=False,
-            host="127.0.0.1",
             bot_delay=0.01,
         ),
     )

@@ -4,7 +4,6 @@ each stage once, where it checked it once for the table and again for every seat
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -12,11 +11,8 @@ from typing import Any
 import pytest
 
 from localdurak.game.rules import Rules
-from localdurak.net.client import Address, ClientSession
-from localdurak.net.host import TableHost
-from localdurak.net.identity import load_or_create
 from localdurak.protocol.privacy import transcript
-from tests.support.hosts import loopback
+from tests.support.hosts import host_with_guest, until_hand_decoded
 
 
 async def test_the_host_and_its_bots_check_each_stage_once_the_guest_every_other(
@@ -38,42 +34,20 @@ async def test_the_host_and_its_bots_check_each_stage_once_the_guest_every_other
 
     monkeypatch.setattr(transcript, "shuffle_verify", count_one)
     monkeypatch.setattr(transcript, "shuffle_verify_many", count_many)
-    ident = load_or_create(tmp_path / "host")
-    host = TableHost(
-        ident,
-        loopback(
-            tmp_path,
-            name="Shared",
-            seats=3,
-            bots=2,
-            bot_level="random",
-            rules=Rules(deck=36),
-            bot_delay=0.05,
-        ),
-    )
-    await host.start()
-    run = asyncio.create_task(host.run())
-    guest = ClientSession(
-        load_or_create(tmp_path / "guest"),
-        "guest",
-        Address("127.0.0.1", host.port, ident.fingerprint),
-        state_dir=tmp_path / "guest" / "sessions",
-    )
-    try:
-        await guest.start()
+    async with host_with_guest(
+        tmp_path,
+        name="Shared",
+        seats=3,
+        bots=2,
+        bot_level="random",
+        rules=Rules(deck=36),
+        bot_delay=0.05,
+    ) as (_host, guest):
         await guest.set_ready(True)
-        loop = asyncio.get_running_loop()
-        end = loop.time() + 60
-        while guest.game is None or not guest.game.hand_decoded():
-            assert loop.time() < end, "no deal"
-            await asyncio.sleep(0.01)
+        await until_hand_decoded(guest)
         seat = guest.my_seat
         assert seat is not None
         seen = sorted(checked)
-    finally:
-        await guest.close()
-        await host.close("test over")
-        run.cancel()
     # The guest checks the two bots' stages; this process (host and bots) checks only the
     # guest's stage, once: not the bots' own, and not again for each bot.
     bots = [s for s in range(3) if s != seat]

@@ -6,7 +6,6 @@ start waited for the host's seat."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -14,13 +13,10 @@ import pytest
 
 from localdurak.game.rules import Rules
 from localdurak.net import transport
-from localdurak.net.client import Address, ClientSession
-from localdurak.net.host import TableHost
 from localdurak.net.host_bots import HostBots
-from localdurak.net.identity import load_or_create
 from localdurak.protocol.messages import PrivacyEvent
 from localdurak.protocol.table.common import GAME_STEPS
-from tests.support.hosts import loopback
+from tests.support.hosts import host_with_guest, until_hand_decoded
 
 
 async def test_the_start_s_steps_are_written_before_the_host_s_seats_take_them(
@@ -49,31 +45,11 @@ async def test_the_start_s_steps_are_written_before_the_host_s_seats_take_them(
 
     monkeypatch.setattr(transport.Channel, "write_now", recording_write)
     monkeypatch.setattr(HostBots, "feed_all", recording_feed)
-    ident = load_or_create(tmp_path / "host")
-    host = TableHost(
-        ident,
-        loopback(tmp_path, name="Start", seats=2, bots=1, bot_level="random", rules=Rules(deck=24)),
-    )
-    await host.start()
-    run = asyncio.create_task(host.run())
-    guest = ClientSession(
-        load_or_create(tmp_path / "guest"),
-        "guest",
-        Address("127.0.0.1", host.port, ident.fingerprint),
-        state_dir=tmp_path / "guest" / "sessions",
-    )
-    try:
-        await guest.start()
+    async with host_with_guest(
+        tmp_path, name="Start", seats=2, bots=1, bot_level="random", rules=Rules(deck=24)
+    ) as (host, guest):
         await guest.set_ready(True)
-        loop = asyncio.get_running_loop()
-        end = loop.time() + 60
-        while guest.game is None or not guest.game.hand_decoded():
-            assert loop.time() < end, "no deal"
-            await asyncio.sleep(0.01)
-    finally:
-        await guest.close()
-        await host.close("test over")
-        run.cancel()
+        await until_hand_decoded(guest)
     # Both seats' nonces, commitments, stages and seeds, and the deal's strips.
     assert {"nonce", "commit", "shuffle", "seed", "strip"} <= set(fed), fed
     assert fed.count("shuffle") == 2, fed

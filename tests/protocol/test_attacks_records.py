@@ -8,6 +8,7 @@ exit 0, 1 or 2 and a message, never a traceback.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import random
 from pathlib import Path
@@ -539,3 +540,63 @@ def test_a_refusal_placed_before_what_its_seat_had_seen_is_shown(record: dict[st
     report = audit(record, require_actions=True)
     blames_the_record_only(report)
     assert any("signed it having seen" in f.what for f in report.faults), report.faults
+
+
+# --- a refusal given back to a host that lost it (a power cut took the journal's tail) ------
+
+
+def test_a_refusal_given_back_is_taken_only_where_it_fits_and_then_audits_clean() -> None:
+    """A seat gives back its step an earlier host refused (docs/protocol.md §7, "Refusals
+    given back"): the host records it again (and the record audits clean, the gap in the
+    seat's counter explained); it takes none that would hide a move it accepted, carries
+    another seat's or no signature, or sits where the step cannot have come — a gap it
+    cannot explain stays a fault naming nobody, never a seat."""
+    from localdurak.game.actions import Action, Do
+    from localdurak.protocol.errors import RemoteProtocolError
+
+    with mock.patch("os.urandom", random.Random(13).randbytes):
+        g = MemoryGame(2, Rules(deck=24), seed=13, names=NAMES)
+        g.deal()
+        for _ in range(4):
+            assert g.step()
+        h = g.host
+        assert h.game is not None
+        seat = next(s for s in range(2) if s != h.game.defender)
+        p = g.seats[seat]
+        refused = p.sign([p.player.act(Action(seat, Do.TAKE).to_dict())])
+        at = len(h.privacy.t.log)
+        with pytest.raises(RemoteProtocolError):
+            h.receive(seat, refused.command(0))
+        p.refused(refused.n)
+        entry = h.refusal(seat, refused.n)
+        assert entry is not None and entry[2]["at"] == at
+        h.refused_steps.clear()  # what a power cut took with the journal's last lines
+        g.play_out()
+        cmd = refused.command(0)
+        accepted = next(st for st in h.steps if st["seat"] == seat and st["n"] > refused.n)
+        log_end = len(h.privacy.t.log)
+        # Not taken: a counter the host accepted a step under (it would hide the move), a
+        # step under another seat's name or with its signature broken, a place before what
+        # the seat had seen, beyond the log, or after the seat's next step.
+        wrong = [
+            (seat, dataclasses.replace(cmd, n=accepted["n"]), at),
+            (1 - seat, cmd, at),
+            (seat, dataclasses.replace(cmd, sig=bytes(64)), at),
+            (seat, cmd, refused.seen - 1),
+            (seat, cmd, log_end + 1),
+            (seat, cmd, min(accepted["at"]) + 1),
+        ]
+        for s, c, where in wrong:
+            assert not h.take_back_refusal(s, c, where), (s, c.n, where)
+        assert h.refusal(seat, refused.n) is None
+        record = json.loads(json.dumps(g.record()))
+        report = audit(record, require_actions=True)
+        blames_the_record_only(report)
+        assert any(f"#{refused.n} are not in the record" in f.what for f in report.faults)
+        # Given back as it was: taken once, the record clean again.
+        assert h.take_back_refusal(seat, cmd, at)
+        assert not h.take_back_refusal(seat, cmd, at)  # it holds it now
+        assert h.refusal(seat, refused.n) == entry
+    record = json.loads(json.dumps(g.record()))
+    report = audit(record, require_actions=True)
+    assert report.clean, report.faults

@@ -24,11 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from localdurak.game.rules import Rules
-from localdurak.net.host import EVENTS_FILE, HostOptions, TableHost, resume_table
+from localdurak.net.host import EVENTS_FILE, TableHost, resume_table
 from localdurak.net.identity import load_or_create
 from localdurak.net.table_store import TableInUse
 from tests.net.test_recovery import EVENTS_DAMAGE, JOURNAL_DAMAGE, crash_image, until
 from tests.soak.common import check_record
+from tests.support.hosts import loopback
 
 
 def _files(folder: Path) -> dict[str, bytes]:
@@ -41,16 +42,14 @@ async def _paused(tmp: Path, actions: int) -> tuple[Any, Path, bool]:
     identity = load_or_create(tmp / "host")
     host = TableHost(
         identity,
-        HostOptions(
+        loopback(
+            tmp,
             name="Soak",
             seats=2,
             bots=2,
             bot_level="random",
             rules=Rules(deck=24),
             record_dir=tmp / "records",
-            port=0,
-            advertise=False,
-            host="127.0.0.1",
             bot_delay=0.01,
         ),
     )

@@ -1,11 +1,16 @@
-"""A table host for in-process tests: its options on loopback."""
+"""A table host for in-process tests: its options on loopback, and a host with one guest."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from localdurak.net.host import HostOptions
+from localdurak.net.client import Address, ClientSession
+from localdurak.net.host import HostOptions, TableHost
+from localdurak.net.identity import load_or_create
 
 
 def loopback(tmp_path: Path, **options: Any) -> HostOptions:
@@ -18,3 +23,38 @@ def loopback(tmp_path: Path, **options: Any) -> HostOptions:
         "host": "127.0.0.1",
     }
     return HostOptions(**(where | options))
+
+
+@asynccontextmanager
+async def host_with_guest(
+    tmp_path: Path, **options: Any
+) -> AsyncIterator[tuple[TableHost, ClientSession]]:
+    """A host of `loopback` ``options`` running in this process (its other seats its own
+    bots) and one guest joined, not yet ready (the test says when); both are closed on the
+    way out."""
+    ident = load_or_create(tmp_path / "host")
+    host = TableHost(ident, loopback(tmp_path, **options))
+    await host.start()
+    run = asyncio.create_task(host.run())
+    guest = ClientSession(
+        load_or_create(tmp_path / "guest"),
+        "guest",
+        Address("127.0.0.1", host.port, ident.fingerprint),
+        state_dir=tmp_path / "guest" / "sessions",
+    )
+    try:
+        await guest.start()
+        yield host, guest
+    finally:
+        await guest.close()
+        await host.close("test over")
+        run.cancel()
+
+
+async def until_hand_decoded(guest: ClientSession, timeout: float = 60.0) -> None:
+    """Wait until the guest's game has dealt it a hand it has decoded."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while guest.game is None or not guest.game.hand_decoded():
+        assert loop.time() < end, "no deal"
+        await asyncio.sleep(0.01)

@@ -169,6 +169,47 @@ class HostGame:
         if not any(r[:2] == (item[0], item[1]) for r in self.refused_steps):
             self.refused_steps.append((item[0], item[1], envelope))
 
+    def take_back_refusal(self, seat: int, cmd: Privacy, at: int) -> bool:
+        """A refusal this host no longer holds, given back by its seat: ``cmd`` is the step
+        as the seat signed it, refused (by an earlier host of this game) when the log held
+        ``at`` messages.  A refusal is in no event, only in the journal, so a power cut that
+        takes the journal's last lines takes it, and the gap it left in the seat's counters
+        would be in the record unexplained (a fault naming nobody).  Taken, without judging
+        the step again here (the audit judges it where it came, records.md), when it is the
+        seat's own signed step under a counter this host neither accepted nor lists as
+        refused, and ``at`` fits it: not before what the seat had seen, not beyond the log,
+        after the seat's steps with a lower counter and not after one with a higher.  Its
+        counter is used from now on (a resend of it is a replay).  Whether it was taken."""
+        n = cmd.n
+        if cmd.game != self.started.game or not 0 <= seat < self.seats:
+            return False
+        if (seat, n) in self.received or self.refusal(seat, n) is not None:
+            return False
+        body = _json_body(cmd.body)
+        if body is None or not cmd.seen <= at <= len(self.privacy.t.log):
+            return False
+        before = [max(st["at"]) for st in self.steps if st["seat"] == seat and st["n"] < n]
+        after = [min(st["at"]) for st in self.steps if st["seat"] == seat and st["n"] > n]
+        if (before and at <= max(before)) or (after and at > min(after)):
+            return False
+        try:
+            verify_action(
+                self.started.keys[seat],
+                cmd.sig,
+                game=self.bound,
+                seat=seat,
+                n=n,
+                kind=cmd.step,
+                body=cmd.body,
+                seen=cmd.seen,
+            )
+        except (ValueError, TypeError):  # AuthFailed, or no step a key can have signed
+            return False
+        self.counters.advance(seat, n)
+        envelope = {"step": cmd.step, "sig": cmd.sig, "body": body, "at": at, "seen": cmd.seen}
+        self.refused_steps.append((seat, n, envelope))
+        return True
+
     def refusal(self, seat: int, n: int) -> list[Any] | None:
         """The record's entry for seat ``seat``'s refused step ``n`` (the journal's
         ``privacy_refused`` item), None when it is not listed as refused."""

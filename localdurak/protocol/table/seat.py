@@ -141,6 +141,12 @@ class SeatGame:
         return self._sign(msgs)
 
     @property
+    def taken(self) -> int:
+        """How many messages of the privacy log we have taken (what a step we signed now
+        would say we had seen)."""
+        return self._seen
+
+    @property
     def unrelayed(self) -> tuple[int, ...]:
         """Our signed game steps (their numbers) not yet seen relayed nor refused."""
         return tuple(self._unrelayed)

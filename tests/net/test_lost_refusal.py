@@ -1,0 +1,195 @@
+"""A refused step in a power cut's lost tail (docs/sessions.md, "Recovery"; records.md
+``privacy.identity.refused``).  A step the host refuses is in no event: the journal alone
+says so (``privacy_refused``).  A power cut that takes the journal's last lines takes it
+too, and the seat's counter keeps the gap it left; the players give back the accepted steps
+they hold, not the refused one.  On main before this the game went on to its end and its
+audit said "seat 0 (Bot 1)'s signed step(s) #20 are not in the record: deleted, or the
+record was cut", naming nobody (the full fault soak, 2 runs of 3).  The seat keeps its
+refused steps and gives them back like the others; the record explains the gap again."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+from typing import Any
+
+from localdurak.game.actions import Action, Do
+from localdurak.game.rules import Rules
+from localdurak.net.client import Address, ClientSession, play_as_bot
+from localdurak.net.host import EVENTS_FILE, TableHost, resume_table
+from localdurak.net.host_resume import refused_in_journal
+from localdurak.net.identity import load_or_create
+from localdurak.protocol.table.host import HostGame
+from tests.net.test_recovery import resume_to_the_end
+from tests.soak.common import check_record
+from tests.support.hosts import loopback
+
+
+async def _soon(cond: object, timeout: float = 60) -> None:
+    """Wait for ``cond()`` checking at every turn of the loop (the bots play fast)."""
+    async with asyncio.timeout(timeout):
+        while not cond():  # type: ignore[operator]
+            await asyncio.sleep(0)
+
+
+def _not_to_act(g: HostGame) -> int | None:
+    """A seat that may not take now (not the defender), or None before the play."""
+    game = g.game
+    if game is None or game.result is not None or not g.privacy.t.deal_complete():
+        return None
+    return next(s for s in range(g.seats) if s != game.defender)
+
+
+async def test_a_refusal_a_power_cut_took_from_the_journal_comes_back_from_its_seat(
+    tmp_path: Path,
+) -> None:
+    identity = load_or_create(tmp_path / "host")
+    host = TableHost(
+        identity,
+        loopback(
+            tmp_path,
+            name="Lost refusal",
+            seats=2,
+            bots=2,
+            bot_level="random",
+            rules=Rules(deck=36),
+            bot_delay=0.01,
+        ),
+    )
+    await host.start()
+    serving = asyncio.create_task(host.run())
+    records = tmp_path / "records"
+    try:
+
+        def ready() -> bool:
+            g = host.game
+            if g is None or g.game is None or len(g.game.log) < 6:
+                return False
+            s = _not_to_act(g)
+            bot = host.seats[s].bot if s is not None else None
+            return bot is not None and not bot.pending and not bot.outbox
+
+        await _soon(ready)
+        g = host.game
+        assert g is not None and g.game is not None
+        seat = _not_to_act(g)
+        assert seat is not None
+        bot = host.seats[seat].bot
+        assert bot is not None and bot.game is not None
+        journal = host.journal_path
+        assert journal is not None
+        # What a power cut leaves of the two files: their lines up to this moment.
+        events_at = (host.state_dir / EVENTS_FILE).stat().st_size
+        journal_at = journal.stat().st_size
+        # The bot takes when it may not (a move that lost a race, as in the soak): signed,
+        # sent, refused.
+        sg = bot.game
+        signed = sg.sign([sg.player.act(Action(seat, Do.TAKE).to_dict())])
+        host.bots.send(seat, bot, [signed])
+        await _soon(lambda: g.refusal(seat, signed.n) is not None)
+        # Its next step accepted: the counter's gap is the refused one's.
+        await _soon(lambda: g.counters.last[seat] > signed.n)
+        image = tmp_path / "image"
+        shutil.copytree(records, image)  # nothing runs on the loop meanwhile
+    finally:
+        await host.close()
+        serving.cancel()
+    shutil.rmtree(records)
+    image.rename(records)
+    log = host.state_dir / EVENTS_FILE
+    log.write_bytes(log.read_bytes()[:events_at])
+    journal.write_bytes(journal.read_bytes()[:journal_at])
+    assert [seat, signed.n] not in [r[:2] for r in refused_in_journal(journal)]
+    # Resumed behind the bots (their saved seats give back what the log lost), played to
+    # the end: no forfeit, the record audits clean (no gap naming nobody).
+    events = await resume_to_the_end(identity, journal)
+    # The bot's saved seat kept the refusal: the record has it again.
+    back = [e for e in events if e.get("event") == "refusal_back"]
+    assert back == [{"event": "refusal_back", "seat": seat, "n": signed.n}], events
+
+
+async def test_a_players_refusal_a_power_cut_took_comes_back_from_him(tmp_path: Path) -> None:
+    """The same with a player's step (over TLS on loopback, a bot playing his seat): he
+    keeps what the host refused and gives it back with the steps the host lost."""
+    identity = load_or_create(tmp_path / "host")
+    events: list[dict[str, Any]] = []
+    host = TableHost(
+        identity,
+        loopback(
+            tmp_path,
+            name="Lost refusal",
+            seats=2,
+            bots=1,
+            bot_level="random",
+            rules=Rules(deck=36),
+            bot_delay=0.01,
+            hold=60,
+        ),
+    )
+    await host.start()
+    serving = asyncio.create_task(host.run())
+    records = tmp_path / "records"
+    session = ClientSession(
+        load_or_create(tmp_path / "alice"),
+        "alice",
+        Address("127.0.0.1", host.port, identity.fingerprint),
+        state_dir=tmp_path / "alice" / "sessions",
+    )
+    await session.start()
+    playing = asyncio.create_task(play_as_bot(session, "random", delay=0.01))
+    resumed: TableHost | None = None
+    try:
+
+        def ready() -> bool:
+            g, sg = host.game, session.game
+            return (
+                g is not None
+                and g.game is not None
+                and len(g.game.log) >= 6
+                and g.game.result is None
+                and g.game.defender != session.my_seat
+                and sg is not None
+                and not session._pending
+                and not sg.unrelayed
+            )
+
+        await _soon(ready)
+        g, sg, seat = host.game, session.game, session.my_seat
+        assert g is not None and sg is not None and seat is not None
+        journal = host.journal_path
+        assert journal is not None
+        events_at = (host.state_dir / EVENTS_FILE).stat().st_size
+        journal_at = journal.stat().st_size
+        signed = sg.sign([sg.player.act(Action(seat, Do.TAKE).to_dict())])
+        await session._send_signed([signed])
+        await _soon(lambda: g.refusal(seat, signed.n) is not None)
+        # His next step relayed, and he has it: the host's tail he gives back holds it.
+        await _soon(lambda: g.counters.last[seat] > signed.n and sg.counters.last[seat] > signed.n)
+        image = tmp_path / "image"
+        shutil.copytree(records, image)  # nothing runs on the loop meanwhile
+        await host.pause()  # he keeps his seat and comes back when the host is back
+        serving.cancel()
+        shutil.rmtree(records)
+        image.rename(records)
+        log = host.state_dir / EVENTS_FILE
+        log.write_bytes(log.read_bytes()[:events_at])
+        journal.write_bytes(journal.read_bytes()[:journal_at])
+        assert [seat, signed.n] not in [r[:2] for r in refused_in_journal(journal)]
+        resumed = resume_table(identity, journal, on_event=events.append)
+        await resumed.start()
+        await asyncio.wait_for(resumed.run(), 120)
+        assert resumed.results, events
+        over = resumed.results[0]
+        assert "forfeit" not in over and "aborted" not in over, over
+        check_record(over["record"])  # no gap naming nobody
+        assert any(e.get("event") == "lost_tail" for e in events), events
+        # (A host bot's refusal in the lost tail, if a race made one, came back too.)
+        back = [e for e in events if e.get("event") == "refusal_back"]
+        assert {"event": "refusal_back", "seat": seat, "n": signed.n} in back, events
+    finally:
+        playing.cancel()
+        await session.close()
+        if resumed is not None:
+            await resumed.close()
+        await host.close()
