@@ -61,15 +61,18 @@ from localdurak.protocol.schema import (
     schema,
 )
 
-PROTOCOL_VERSION: Final = 3
+PROTOCOL_VERSION: Final = 4
 """The version this code speaks.  Raise it for any change an older peer would misread.
 2: every signed step binds the signed setup (`localdurak.protocol.signing.setup_digest`).
 3: signed under `localdurak.protocol.signing.ACTION_DOMAIN` (``localdurak-action/2``: the host
-takes a seat's steps in the order of its counter)."""
+takes a seat's steps in the order of its counter).
+4: shuffle stages carry second-version proofs of shuffle (privacy/shuffle.py: the chain's
+links proven as one combination), which a version 3 peer cannot read."""
 
-MIN_PROTOCOL_VERSION: Final = 3
-"""The oldest version this code still speaks (a version 2 peer signs under the older domain,
-whose signatures a version 3 peer does not accept; a version 1 peer's bind no setup)."""
+MIN_PROTOCOL_VERSION: Final = 4
+"""The oldest version this code still speaks (a version 3 peer would refuse our proofs of
+shuffle and name an honest shuffler; a version 2 peer signs under the older domain, whose
+signatures a version 3 peer does not accept; a version 1 peer's bind no setup)."""
 
 FEATURES: Final[frozenset[str]] = frozenset({"privacy-sra/1", "resume/1", "bots/1"})
 """Optional abilities this side offers; the session uses the intersection of both sides'."""

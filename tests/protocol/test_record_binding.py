@@ -18,9 +18,12 @@ import pytest
 
 from localdurak.cli.main import main
 from localdurak.game.rules import Rules
+from localdurak.protocol.privacy import roles
 from localdurak.protocol.privacy.audit import AuditReport, audit
+from localdurak.protocol.privacy.shuffle import proof_size_v1
 from localdurak.protocol.signing import key_fingerprint
 from tests.support.net_play import MemoryGame
+from tests.support.shuffle_v1 import shuffle_prove_v1
 
 NAMES = ("Anna", "Boris", "Vera")
 
@@ -76,7 +79,7 @@ def test_an_untouched_record_is_clean_and_says_who_played(
     assert report.unchecked == ()
     assert [(s.seat, s.name) for s in report.seats] == list(enumerate(NAMES))
     assert [s.fingerprint for s in report.seats] == [key_fingerprint(k) for k in game.started.keys]
-    assert record["privacy"]["format"] == "localdurak-privacy/5"
+    assert record["privacy"]["format"] == "localdurak-privacy/6"
 
 
 def test_result_rewritten(record: dict[str, Any]) -> None:
@@ -247,3 +250,20 @@ def test_the_cli_prints_who_played(
     assert main(["audit", str(path)]) == 1
     out = capsys.readouterr().out
     assert "result" in out and "identity" in out
+
+
+def test_a_record_with_first_version_proofs_of_shuffle_still_audits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A game recorded before the proofs of shuffle proved the chain's links as one
+    # combination (localdurak-privacy/5): every check still runs on it, and it is clean.
+    monkeypatch.setattr(roles, "shuffle_prove", shuffle_prove_v1)
+    old = copy.deepcopy(played(seed=4).record())
+    old["privacy"]["format"] = "localdurak-privacy/5"
+    stages = [m for m in old["privacy"]["log"] if m["kind"] == "shuffle"]
+    assert stages and all(
+        len(bytes.fromhex(m["shuffle_proof"])) == proof_size_v1(36) for m in stages
+    )
+    report = audit(old, require_actions=True)
+    assert report.clean, report.faults
+    assert report.unchecked == ()

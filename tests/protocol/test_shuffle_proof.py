@@ -17,6 +17,7 @@ import nacl.bindings as nb
 import pytest
 
 from localdurak.protocol.errors import RemoteProtocolError
+from localdurak.protocol.privacy import roles
 from localdurak.protocol.privacy.audit import audit
 from localdurak.protocol.privacy.cardpoints import CARD_POINTS
 from localdurak.protocol.privacy.group import GROUP, T2, Point, Scalar
@@ -24,12 +25,14 @@ from localdurak.protocol.privacy.messages import Message, Seed, Shuffle, Strip
 from localdurak.protocol.privacy.proofs import Context
 from localdurak.protocol.privacy.shuffle import (
     proof_size,
+    proof_size_v1,
     shuffle_prove,
     shuffle_verify,
     shuffle_verify_many,
 )
 from tests.support.privacy_play import table
 from tests.support.privacy_sim import MemoryTable, resign_stage, unwire
+from tests.support.shuffle_v1 import shuffle_prove_v1
 
 RNG = random.Random(7).randbytes
 CTX = Context(b"\x01" * 32, 2, "shuffle/2")
@@ -51,8 +54,36 @@ def stage(
 def test_an_honest_stage_verifies(n: int) -> None:
     k, y, ins, outs, perm = stage(n, seed=n)
     proof = shuffle_prove(RNG, k, y, ins, outs, perm, CTX)
-    assert len(proof) == proof_size(n) == (4 * n + 5) * 32
+    assert len(proof) == proof_size(n) == (2 * n + 7) * 32
+    before = GROUP.counts["mul"]
     assert shuffle_verify(y, ins, outs, proof, CTX)
+    # 3N + 6 multiplications (the first version's proof took 4N + 4).
+    assert GROUP.counts["mul"] - before == 3 * n + 6
+
+
+@pytest.mark.parametrize("n", [1, 12, 24])
+def test_a_first_version_proof_is_still_judged(n: int) -> None:
+    # Records and saved games made before the links were proven as one combination carry
+    # first-version proofs: they verify as they did, alone and among second-version stages,
+    # and one over a stage that is no permutation fails.
+    k, y, ins, outs, perm = stage(n, seed=n + 40)
+    old = shuffle_prove_v1(RNG, k, y, ins, outs, perm, CTX)
+    assert len(old) == proof_size_v1(n) == (4 * n + 5) * 32
+    assert shuffle_verify(y, ins, outs, old, CTX)
+    k2, y2, _, outs2, perm2 = stage(n, seed=n + 41, inputs=outs)
+    ctx2 = replace(CTX, seat=3, step="shuffle/3")
+    new = shuffle_prove(RNG, k2, y2, outs, outs2, perm2, ctx2)
+    if n > 1:
+        # (For one card the two versions have one size: the combination reads the second,
+        # and only the check of each alone, which tries both, passes a first-version one.)
+        assert shuffle_verify_many([(y, ins, outs, old, CTX), (y2, outs, outs2, new, ctx2)])
+        bad = copied_slot(k, ins, outs)
+        assert not shuffle_verify(
+            y, ins, bad, shuffle_prove_v1(RNG, k, y, ins, bad, perm, CTX), CTX
+        )
+        assert not shuffle_verify_many([(y, ins, bad, old, CTX), (y2, outs, outs2, new, ctx2)])
+    # A first-version proof moved to another stage fails there too.
+    assert not shuffle_verify(y, ins, outs, old, ctx2)
 
 
 def test_the_proof_of_a_later_stage_over_an_earlier_one_verifies() -> None:
@@ -74,8 +105,8 @@ def test_consecutive_stages_checked_together_pass_only_if_each_passes() -> None:
     assert shuffle_verify_many([]) and shuffle_verify_many(stages)
     before = GROUP.counts["mul"]
     assert shuffle_verify_many(stages)
-    # 3·(2N + 4) + 4·N + 1 multiplications, not 3·(4N + 4).
-    assert GROUP.counts["mul"] - before == 3 * (2 * 24 + 4) + 4 * 24 + 1 < 3 * (4 * 24 + 4)
+    # 3·(N + 5) + 4·N + 1 multiplications, not 3·(3N + 6).
+    assert GROUP.counts["mul"] - before == 3 * (24 + 5) + 4 * 24 + 1 < 3 * (3 * 24 + 6)
     # One stage's proof moved to another stage, a slot copied, two proofs swapped: the
     # combination fails (and each stage alone says which).
     y1, ins1, outs1, proof1, ctx1 = stages[1]
@@ -187,8 +218,8 @@ def test_a_damaged_proof_fails_and_never_raises() -> None:
         proof + b"\x00",
         torsion + proof[32:],  # a point off the prime-order group
         (1).to_bytes(32, "little") + proof[32:],  # the identity
-        proof[: (2 * n + 3) * 32] + bad_scalar + proof[(2 * n + 4) * 32 :],  # not reduced
-        proof[: (2 * n + 3) * 32] + b"\x00" * 32 + proof[(2 * n + 4) * 32 :],  # zero response
+        proof[: (n + 4) * 32] + bad_scalar + proof[(n + 5) * 32 :],  # not reduced
+        proof[: (n + 4) * 32] + b"\x00" * 32 + proof[(n + 5) * 32 :],  # zero response
     ]
     for i in range(0, len(proof), 32):  # one bit flipped in every field
         variants.append(proof[:i] + bytes([proof[i] ^ 1]) + proof[i + 1 :])
@@ -351,6 +382,28 @@ def test_an_honest_game_has_every_stage_proven_in_its_record() -> None:
     stages = [m for m in record["privacy"]["log"] if m["kind"] == "shuffle"]
     assert all(len(bytes.fromhex(m["shuffle_proof"])) == proof_size(24) for m in stages)
     assert audit(record).clean
+
+
+def test_a_game_proven_with_first_version_proofs_still_audits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A game played before the links were proven as one combination: live every seat and the
+    # host check its stages, its record audits clean, and a dishonest stage in it is named.
+    monkeypatch.setattr(roles, "shuffle_prove", shuffle_prove_v1)
+    tab = table(4, 24, seed=3)
+    tab.start()
+    tab.reveal()
+    record = tab.record()
+    stages = [m for m in record["privacy"]["log"] if m["kind"] == "shuffle"]
+    assert all(len(bytes.fromhex(m["shuffle_proof"])) == proof_size_v1(24) for m in stages)
+    assert audit(record).clean
+    tamper = cheat(2, with_deck(_copy))
+    tab = table(4, 24, seed=2, tamper=tamper)
+    tamper.holder.append(tab)  # type: ignore[attr-defined]
+    assert run_collecting(tab) == {-1: 2}
+    tab.queue.clear()
+    tab.reveal()
+    assert audit(tab.record()).guilty == (2,)
 
 
 def test_a_withheld_key_no_longer_hides_a_dishonest_stage() -> None:

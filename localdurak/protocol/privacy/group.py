@@ -15,6 +15,11 @@ Guards, each with a test:
   identity); `mul` turns that refusal into `InvalidPoint`.  Points that are only added or
   hashed go through `check` first.
 * **Scalars** are always reduced (< l) and never zero; incoming scalars must be canonical.
+
+The point operations call libsodium through PyNaCl's own cffi module (``nacl._sodium``, what
+``nacl.bindings`` wraps) — the same functions, without the wrappers' per-call argument checks
+and message formatting, which cost as much as an addition (the lengths are checked here).  The
+scalar arithmetic modulo l is Python's: exact, and several times cheaper than a call.
 """
 
 from __future__ import annotations
@@ -25,7 +30,11 @@ from collections.abc import Callable, Iterable
 from typing import Final
 
 import nacl.bindings as _nb
-from nacl.exceptions import CryptoError
+from nacl._sodium import ffi as _ffi
+from nacl._sodium import lib as _lib
+
+_is_valid_point: Callable[[bytes], int] = _lib.crypto_core_ed25519_is_valid_point
+"""libsodium's check (a name of its own: the tests put a library that accepts torsion here)."""
 
 Point = bytes
 """A 32-byte encoded point of the prime-order subgroup."""
@@ -67,7 +76,7 @@ class Ed25519Group:
     def valid(self, p: bytes) -> bool:
         """Whether ``p`` encodes an element of the prime-order subgroup other than the identity."""
         self.counts["valid"] += 1
-        return len(p) == POINT_BYTES and bool(_nb.crypto_core_ed25519_is_valid_point(p))
+        return len(p) == POINT_BYTES and _is_valid_point(p) == 1
 
     def check(self, p: bytes, what: str = "point") -> Point:
         """``p`` if valid, else `InvalidPoint` naming ``what``."""
@@ -80,36 +89,43 @@ class Ed25519Group:
         self.counts["mul"] += 1
         if not isinstance(p, bytes) or len(p) != POINT_BYTES:
             raise InvalidPoint(f"{what} is not a 32-byte point")
-        try:
-            return bytes(_nb.crypto_scalarmult_ed25519_noclamp(k, p))
-        except CryptoError:
+        if len(k) != SCALAR_BYTES:
+            raise InvalidScalar("a scalar is 32 bytes")
+        out = _ffi.new("unsigned char[32]")
+        if _lib.crypto_scalarmult_ed25519_noclamp(out, k, p) != 0:
             # noclamp refuses: a point off the prime-order subgroup, a non-canonical encoding,
             # a small-order point, or a result at infinity (zero scalar, which we never use).
-            raise InvalidPoint(f"{what} is not a point of the prime-order group") from None
+            raise InvalidPoint(f"{what} is not a point of the prime-order group")
+        return bytes(_ffi.buffer(out, 32))
 
     def mul_base(self, k: Scalar) -> Point:
         """``k·B``."""
         self.counts["mul_base"] += 1
-        try:
-            return bytes(_nb.crypto_scalarmult_ed25519_base_noclamp(k))
-        except CryptoError:
-            raise InvalidScalar("a zero scalar has no base multiple") from None
+        if len(k) != SCALAR_BYTES:
+            raise InvalidScalar("a scalar is 32 bytes")
+        out = _ffi.new("unsigned char[32]")
+        if _lib.crypto_scalarmult_ed25519_base_noclamp(out, k) != 0:
+            raise InvalidScalar("a zero scalar has no base multiple")
+        return bytes(_ffi.buffer(out, 32))
 
     def add(self, p: Point, q: Point) -> Point:
         """``p + q`` (both already validated by the caller)."""
         self.counts["add"] += 1
-        try:
-            return bytes(_nb.crypto_core_ed25519_add(p, q))
-        except CryptoError:
-            raise InvalidPoint("a point is not on the curve") from None
+        return self._core(_lib.crypto_core_ed25519_add, p, q)
 
     def sub(self, p: Point, q: Point) -> Point:
         """``p - q`` (both already validated by the caller)."""
         self.counts["sub"] += 1
-        try:
-            return bytes(_nb.crypto_core_ed25519_sub(p, q))
-        except CryptoError:
-            raise InvalidPoint("a point is not on the curve") from None
+        return self._core(_lib.crypto_core_ed25519_sub, p, q)
+
+    @staticmethod
+    def _core(fn: Callable[..., int], p: Point, q: Point) -> Point:
+        if len(p) != POINT_BYTES or len(q) != POINT_BYTES:
+            raise InvalidPoint("a point is 32 bytes")
+        out = _ffi.new("unsigned char[32]")
+        if fn(out, p, q) != 0:
+            raise InvalidPoint("a point is not on the curve")
+        return bytes(_ffi.buffer(out, 32))
 
     def hash_to_group(self, domain: bytes, message: bytes) -> Point:
         """``from_uniform(SHA-512(domain ‖ message)[:32])``: a point nobody knows the log of.
@@ -125,7 +141,9 @@ class Ed25519Group:
 
     def scalar_reduce(self, wide: bytes) -> Scalar:
         """64 bytes -> a scalar mod l."""
-        return bytes(_nb.crypto_core_ed25519_scalar_reduce(wide))
+        if len(wide) != 64:
+            raise InvalidScalar("a wide scalar is 64 bytes")
+        return (int.from_bytes(wide, "little") % ORDER).to_bytes(32, "little")
 
     def random_scalar(self, rng: RandomBytes) -> Scalar:
         """A uniform nonzero scalar: ``scalar_reduce(64 random bytes)``."""
@@ -147,13 +165,13 @@ class Ed25519Group:
         return bytes(_nb.crypto_core_ed25519_scalar_invert(k))
 
     def scalar_mul(self, a: Scalar, b: Scalar) -> Scalar:
-        return bytes(_nb.crypto_core_ed25519_scalar_mul(a, b))
+        return (_int(a) * _int(b) % ORDER).to_bytes(32, "little")
 
     def scalar_add(self, a: Scalar, b: Scalar) -> Scalar:
-        return bytes(_nb.crypto_core_ed25519_scalar_add(a, b))
+        return ((_int(a) + _int(b)) % ORDER).to_bytes(32, "little")
 
     def scalar_sub(self, a: Scalar, b: Scalar) -> Scalar:
-        return bytes(_nb.crypto_core_ed25519_scalar_sub(a, b))
+        return ((_int(a) - _int(b)) % ORDER).to_bytes(32, "little")
 
     def check_scalar(self, k: bytes, what: str = "scalar", *, nonzero: bool = True) -> Scalar:
         """``k`` if it is a canonical scalar (and nonzero if asked), else `InvalidScalar`."""
@@ -168,6 +186,12 @@ class Ed25519Group:
 
     def total_ops(self, names: Iterable[str] = ("mul", "mul_base", "add", "sub", "valid")) -> int:
         return sum(self.counts[n] for n in names)
+
+
+def _int(k: Scalar) -> int:
+    if len(k) != SCALAR_BYTES:
+        raise InvalidScalar("a scalar is 32 bytes")
+    return int.from_bytes(k, "little")
 
 
 T2: Final[Point] = (2**255 - 19 - 1).to_bytes(32, "little")

@@ -45,10 +45,15 @@ from ..signing import ACTION_DOMAIN, UNORDERED_DOMAIN
 from .messages import Message, MessageError, message_from_json
 from .schedule import ScheduleError, Setup
 
-FORMAT = "localdurak-privacy/5"
-"""/5: a /3 transcript with its identity section (who played, their signatures, the signed
+FORMAT = "localdurak-privacy/6"
+"""/6: a /3 transcript with its identity section (who played, their signatures, the signed
 setup), its steps signed under `signing.ACTION_DOMAIN` (the host takes a seat's steps in the
-order of its counter): what the host writes."""
+order of its counter), its shuffle stages proven by second-version proofs of shuffle (the
+chain's links proven as one combination, privacy/shuffle.py): what the host writes."""
+FORMAT_5 = "localdurak-privacy/5"
+"""/5: the same with first-version proofs of shuffle: read and checked as before (the verifier
+judges either version); the new format only keeps an older audit, which knows the first
+version alone, from blaming an honest shuffler for a proof it cannot read."""
 FORMAT_4 = "localdurak-privacy/4"
 """/4: the same, signed under `signing.UNORDERED_DOMAIN`: still read, but where the host says a
 refused step came is its word (`Identity.ordered`)."""
@@ -61,9 +66,9 @@ read, its shuffles judged with the revealed keys (`is_legacy`).  A /1 transcript
 last shuffle stage as it stands and cannot be replayed by this protocol."""
 OLDEST = "localdurak-privacy/1"
 """Refused by name (`transcript_from_dict`), so its audit says why."""
-IDENTITY_FORMATS = frozenset({FORMAT, FORMAT_4})
+IDENTITY_FORMATS = frozenset({FORMAT, FORMAT_5, FORMAT_4})
 """The formats with an identity section."""
-FORMATS = frozenset({FORMAT, FORMAT_4, FORMAT_3}) | LEGACY_FORMATS
+FORMATS = frozenset({FORMAT, FORMAT_5, FORMAT_4, FORMAT_3}) | LEGACY_FORMATS
 WITHOUT_IDENTITY = "a transcript without identity signatures"
 
 
@@ -211,7 +216,8 @@ def transcript_from_dict(d: Any) -> tuple[Setup, list[Message], list[dict[str, A
         raise TranscriptError(
             f"a {OLDEST} transcript (dealt from the last shuffle stage, before the deal order "
             "of the seeds) cannot be replayed by this version: nothing in it can be checked "
-            f"(this version reads {FORMAT}, {FORMAT_4}, {FORMAT_3} and localdurak-privacy/2)"
+            f"(this version reads {FORMAT}, {FORMAT_5}, {FORMAT_4}, {FORMAT_3} and "
+            "localdurak-privacy/2)"
         )
     # A format that is a list or a dict is no format (and no set member: unhashable).
     if (
@@ -220,7 +226,7 @@ def transcript_from_dict(d: Any) -> tuple[Setup, list[Message], list[dict[str, A
         or d["format"] not in FORMATS
     ):
         raise TranscriptError(
-            f"the privacy transcript is not {FORMAT} (nor {FORMAT_4}, {FORMAT_3} or "
+            f"the privacy transcript is not {FORMAT} (nor {FORMAT_5}, {FORMAT_4}, {FORMAT_3} or "
             "localdurak-privacy/2)"
         )
     try:
@@ -274,7 +280,8 @@ def identity_from_dict(d: Any) -> Identity | None:
     if not isinstance(steps_raw, list) or not isinstance(refused_raw, list):
         raise TranscriptError("the identity section's steps or refusals are not lists")
     n = len(names)
-    ordered = d["format"] == FORMAT  # /4 signed no ``seen``: one written there is nobody's
+    # /4 signed no ``seen``: one written there is nobody's.
+    ordered = d["format"] in (FORMAT, FORMAT_5)
     steps: list[SignedStep] = []
     for i, s in enumerate(steps_raw):
         if not isinstance(s, Mapping):
