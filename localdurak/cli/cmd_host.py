@@ -122,24 +122,23 @@ def register(subparsers: Any) -> None:
 # ``LOCALDURAK_TRACE=late`` (benchmarks/net.py) they wait in memory and go out with the next
 # ordinary line, so that measuring puts no pipe writes on the path it measures.
 _TIMING = frozenset({"trace_start", "step", "relay", "bytes", "bot_dealt", "got", "fed"})
-_timing: list[str] = []
+_timing: list[dict[str, Any]] = []
 
 
 def _print(event: dict[str, Any]) -> None:
-    line = json.dumps(event, ensure_ascii=False)
     if event.get("event") in _TIMING:
         if os.environ.get("LOCALDURAK_TRACE") == "late":
-            _timing.append(line)
+            _timing.append(event)  # as it is: made a line later, off the path it measures
         else:
-            print(line, flush=event.get("event") != "relay")
+            print(json.dumps(event, ensure_ascii=False), flush=event.get("event") != "relay")
         return
     _flush_timing()
-    print(line, flush=True)
+    print(json.dumps(event, ensure_ascii=False), flush=True)
 
 
 def _flush_timing() -> None:
     if _timing:
-        print("\n".join(_timing))
+        print("\n".join(json.dumps(event, ensure_ascii=False) for event in _timing))
         _timing.clear()
 
 

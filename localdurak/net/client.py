@@ -517,7 +517,7 @@ class ClientSession(SessionPort, SessionSaved):
                 return []
             if m.seat == self.my_seat:
                 self._pending = [p for p in self._pending if p.n != m.n]
-            if relayed_before(self.game, m):
+            if relayed_before(self.game, m, self._recent):
                 return []  # relayed again by a resumed host (rebuilt, or given back)
             self._recent.append(m)
             t0 = time.monotonic()

@@ -233,7 +233,7 @@ class HostBots:
                     bot.sent += [p for p in bot.pending if p.n == event.n and p.step in GAME_STEPS]
                     del bot.sent[:-RECENT_OWN]
                     bot.pending = [p for p in bot.pending if p.n != event.n]
-                if relayed_before(bot.game, event):
+                if relayed_before(bot.game, event, bot.recent):
                     return  # a step relayed again after a resume
                 out = bot.game.receive(event)
                 if len(encoded_frame(event)) <= RECENT_BYTES:

@@ -7,12 +7,13 @@ seat and bot (`_emit`), timers through the inbox, the lobby event and the advert
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import enum
 import logging
 import os
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,7 +64,8 @@ REVEAL_TIMEOUT = 10.0
 """Seconds to wait for every key after a game ends (the audit checks what it gets)."""
 GIVE_BACK_WAIT = 10.0
 """After a resume mid-game, how long the host waits for its players to come back and give
-back the signed steps it lost (`HostResume._gathering`) before new steps go on."""
+back the signed steps it lost (`HostResume._gathering`) before new steps go on, once they
+are all back (one who is not is waited for until his hold runs out)."""
 REPLAY_KEEP = 100_000
 """Events kept in memory for players who come back (`Resume`); older ones go by snapshot."""
 IDLE_VERIFY_S = 0.004
@@ -302,6 +304,7 @@ class HostCore:
         """New steps (a player's own, a bot's) that came while gathering: taken after it,
         in the order they came, before anything newer."""
         self._gather_timer: asyncio.TimerHandle | None = None
+        self._gather_wait = GIVE_BACK_WAIT
         self.inbox: asyncio.Queue[Item] = asyncio.Queue()
         self.game: HostGame | None = None
         self.game_number = 0
@@ -344,6 +347,11 @@ class HostCore:
         self._next_player = 1
         self.resumed = False
         self.trace = os.environ.get("LOCALDURAK_TRACE", "") not in ("", "0")
+        self._held_events: list[tuple[Message, float]] | None = None
+        """Inside `_one_write`: the events emitted meanwhile (and when), for the host's own
+        seats (and the timing lines) after the write."""
+        self._write_after: list[Peer] = []
+        """Inside `_one_write`: the players to write to at its end."""
         self.bytes_out = 0
         self.bytes_in = 0
         for _ in range(options.bots):
@@ -388,23 +396,57 @@ class HostCore:
             del self.events[:drop]
         self.store.append_event(event)
         actor = event.seat if isinstance(event, PrivacyEvent) else None
-        # A game action is written to the other players at once: what the host does after it
-        # (its move clock's event, its bots' replicas, the rest of the command) is not between
-        # it and them (benchmarks/net.py: the action latency).  Other events go in one write
-        # at the end of the loop's turn (the deal's bursts).
+        # A game action is written to the other players at once (inside `_one_write`, with
+        # the move clock's event it started): what the host does after it (its bots'
+        # replicas, the rest of the command) is not between it and them (benchmarks/net.py:
+        # the action latency).  Other events go in one write at the end of the loop's turn
+        # (the deal's bursts).
         now = isinstance(event, PrivacyEvent) and event.step in GAME_STEPS
         for s, slot in enumerate(self.seats):
             if s != actor and slot.peer is not None and slot.peer.synced:
                 slot.peer.push(event)
-                if now:
+                if now and self._held_events is None:
                     slot.peer.flush_now()
+                elif now and slot.peer not in self._write_after:
+                    self._write_after.append(slot.peer)
         if actor is not None and 0 <= actor < len(self.seats):
             # The actor's own copy last: the other players are the ones waiting to see it.
             slot = self.seats[actor]
             if slot.peer is not None and slot.peer.synced:
                 slot.peer.push(event)
+        if self._held_events is not None:
+            self._held_events.append((event, stamp))
+            return
         if self.trace:
             self._trace(event, stamp)
+        self._feed(event)
+
+    @contextlib.contextmanager
+    def _one_write(self) -> Iterator[None]:
+        """The events emitted meanwhile (a command's relayed steps, then the move clock's
+        event they started) go to each other player in one write at the end, and only then
+        to the host's own seats (and the timing lines), in their order.  The clock's event
+        used to follow the action in a write of its own: every player woke, read and
+        decoded twice per action (benchmarks/net.py --game: the action latency at 4
+        players)."""
+        if self._held_events is not None:
+            yield  # already inside one
+            return
+        self._held_events = []
+        try:
+            yield
+        finally:
+            held, self._held_events = self._held_events, None
+            peers, self._write_after = self._write_after, []
+            for peer in peers:
+                peer.flush_now()
+            for event, stamp in held:
+                if self.trace:
+                    self._trace(event, stamp)
+                self._feed(event)
+
+    def _feed(self, event: Message) -> None:
+        """The host's own seats (its bots) take an event the players were sent."""
         if isinstance(event, GameStarted | PrivacyEvent):
             if self.bots.bots() and not (
                 isinstance(event, PrivacyEvent) and event.step in GAME_STEPS

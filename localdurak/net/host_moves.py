@@ -80,11 +80,12 @@ class HostMoves(HostCore):
         self._signed = len(g.steps)
         if acc.action is not None:
             self.store.journal_line(journal_action(acc.action))
-        for s, c in acc.relay:
-            ev = c.relayed(self._next_seq(), s)
-            first = first if first is not None else ev.seq
-            self._emit(ev)
-        self._update_clock()
+        with self._one_write():
+            for s, c in acc.relay:
+                ev = c.relayed(self._next_seq(), s)
+                first = first if first is not None else ev.seq
+                self._emit(ev)
+            self._update_clock()
         if self.phase is Phase.FORFEITED or self.phase is Phase.ABORTED:
             assert self._ending is not None
             revealed = g.privacy.t.revealed

@@ -86,7 +86,15 @@ class HostResume(HostCore):
         """The seat is away: held for ``hold`` seconds, then it forfeits."""
         slot = self.seats[seat]
         slot.away_since = time.monotonic()
-        slot.forfeit_timer = self._post_later(self.o.hold, lambda: self._forfeit(seat))
+        slot.forfeit_timer = self._post_later(self.o.hold, lambda: self._held_out(seat))
+
+    def _held_out(self, seat: int) -> None:
+        """The seat's hold ran out: it forfeits; a gathering that waited for it is over (the
+        others' keys, the bots' among them, go in at once)."""
+        self._forfeit(seat)
+        if self._gathering:
+            self._awaited.discard(seat)
+            self._end_gathering()
 
     def _back(self, seat: int) -> None:
         slot = self.seats[seat]
@@ -138,13 +146,32 @@ class HostResume(HostCore):
         signed steps this host lost (each player saw them in the old host's order, and a
         bot's step or a player's signed after them goes after them, or the seats' replicas
         and the host's would disagree).  Over when every player is back and done, or after
-        ``wait`` seconds (a player who is not back is held as ever); meanwhile no bot acts,
-        new steps wait (`_deferred`) and the move clock stops."""
+        ``wait`` seconds once every player is back (one who is not is held as ever, and the
+        gathering waits for him until his hold runs out: `_gather_timeout`); meanwhile no bot
+        acts, new steps wait (`_deferred`) and the move clock stops."""
         self._awaited = {s for s, slot in enumerate(self.seats) if slot.kind is SeatKind.HUMAN}
         self._gathering = True
         self._update_clock()  # stopped
-        self._gather_timer = self._post_later(wait, self._end_gathering)
+        self._gather_wait = wait
+        self._gather_timer = self._post_later(wait, self._gather_timeout)
         self._gathered()
+
+    def _gather_timeout(self) -> None:
+        """``wait`` is over: the gathering ends unless a player is still not back.  A player
+        who comes back later may hold steps this host lost that nobody else gave back (all
+        of them late: a power cut takes the router with the host; a bot's saved seat holds
+        only what it had seen when it last signed); taken after newer steps, they were
+        refused, his replica and the host's disagreed, and he could not go on and forfeited
+        for the host's loss.  reading: the table waits for him, then, as long as his hold
+        (the game could go on only until his turn without him anyway); a player back but
+        not done giving back is not waited for past ``wait`` (looked at again every
+        ``wait``)."""
+        self._gather_timer = None
+        if self._gathering and self._awaited:
+            self.on_event({"event": "gathering", "waiting": sorted(self._awaited)})
+            self._gather_timer = self._post_later(self._gather_wait, self._gather_timeout)
+            return
+        self._end_gathering()
 
     def _gathered(self) -> None:
         """The gathering ends once nobody is awaited and nobody is still giving back."""

@@ -10,7 +10,7 @@ nothing that a seat did not sign comes back."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -63,9 +63,27 @@ def journal_commands(journal: Path, g: HostGame) -> Iterator[tuple[int, Privacy]
         yield seat, cmd
 
 
-def relayed_before(g: SeatGame, event: PrivacyEvent) -> bool:
-    """Whether ``g`` took ``event``'s step already (its seat's counter is at or past it): a
-    resumed host relays again what it rebuilt from its journal or got back from a player,
-    and a seat ignores a step it has instead of taking it for a replay."""
+def relayed_before(g: SeatGame, event: PrivacyEvent, held: Iterable[PrivacyEvent]) -> bool:
+    """Whether ``g`` took ``event``'s step already: a resumed host relays again what it
+    rebuilt from its journal or got back from a player, and a seat ignores a step it has
+    instead of taking it for a replay.  "Has": its seat's counter is at or past it, and the
+    step the seat holds under that counter (``held``: the seat's last relayed steps, a
+    client's ``_recent``, a bot's ``recent``) is this one: the same signature.  Another step
+    under a counter taken (one its seat never signed, or a second one it signed under that
+    counter) is no step the seat has: its own checks refuse it as a replay, as any broken
+    relay, rather than take it silently for the one it holds (the seat's game and the host's
+    record would then tell two different games).
+
+    reading: a step the seat took before what it still holds is judged by its counter
+    alone: it cannot be compared, and a resumed host relays again only what came lately
+    (what its event log lost, a few steps; what a seat holds covers more)."""
     last = g.counters.last
-    return 0 <= event.seat < len(last) and last[event.seat] >= event.n
+    if not (0 <= event.seat < len(last) and last[event.seat] >= event.n):
+        return False
+    for h in held:
+        if h.game == event.game and h.seat == event.seat and h.n == event.n:
+            # The signature binds the step (its body, what its seat had seen): the same
+            # signature is the same step (the bodies' forms may differ: a rebuilt step's
+            # lists against a decoded one's, say).
+            return h.sig == event.sig
+    return True

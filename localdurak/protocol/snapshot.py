@@ -139,10 +139,8 @@ class _Encoder:
         return self.class_ix[name]
 
     def enc(self, o: Any) -> Any:
-        if o is None or o is True or o is False:
-            return o
         t = type(o)
-        if t is str or t is bytes or t is float:
+        if t in _PLAIN:
             return o
         if t is int:
             if _INT_MIN <= o <= _INT_MAX:
@@ -150,62 +148,79 @@ class _Encoder:
             return [BIGINT, o.to_bytes((o.bit_length() + 8) // 8, "big", signed=True)]
         if t is bytearray:
             return bytes(o)
-        if isinstance(o, _CODE):
-            raise SnapshotError(f"a snapshot holds no code ({o!r})")
-        seen = self.memo.get(id(o))
+        memo = self.memo
+        seen = memo.get(id(o))
         if seen is not None:
             return [REF, seen]
-        self.memo[id(o)] = len(self.memo)
-        self.keep.append(o)
+        # A container's scalars are taken as they are, without a call (`_PLAIN`, and the ints
+        # msgpack holds): a seat's save was a call per scalar.
         enc = self.enc
         plain = _PLAIN
         if t is list or t is tuple:
-            out: list[Any] = [LIST if t is list else TUPLE]
-            out += [
-                x if type(x) in plain or (type(x) is int and _INT_MIN <= x <= _INT_MAX) else enc(x)
-                for x in o
+            memo[id(o)] = len(memo)
+            self.keep.append(o)
+            return [
+                LIST if t is list else TUPLE,
+                *[
+                    x
+                    if (tx := type(x)) in plain or (tx is int and _INT_MIN <= x <= _INT_MAX)
+                    else enc(x)
+                    for x in o
+                ],
             ]
-            return out
         if t is dict:
-            out = [DICT]
+            memo[id(o)] = len(memo)
+            self.keep.append(o)
+            out: list[Any] = [DICT]
+            put = out.append
             for k, v in o.items():
-                out.append(k if type(k) is str else enc(k))
-                out.append(
+                put(k if type(k) is str else enc(k))
+                put(
                     v
-                    if type(v) in plain or (type(v) is int and _INT_MIN <= v <= _INT_MAX)
+                    if (tv := type(v)) in plain or (tv is int and _INT_MIN <= v <= _INT_MAX)
                     else enc(v)
                 )
             return out
-        if t is set:
-            return [SET, *(self.enc(x) for x in o)]
-        if t is frozenset:
-            return [FROZENSET, *(self.enc(x) for x in o)]
-        if t is collections.deque:
-            return [DEQUE, o.maxlen, *(self.enc(x) for x in o)]
+        if isinstance(o, _CODE):
+            raise SnapshotError(f"a snapshot holds no code ({o!r})")
+        memo[id(o)] = len(memo)
+        self.keep.append(o)
+        if t is set or t is frozenset or t is collections.deque:
+            items = [
+                x
+                if (tx := type(x)) in plain or (tx is int and _INT_MIN <= x <= _INT_MAX)
+                else enc(x)
+                for x in o
+            ]
+            if t is collections.deque:
+                return [DEQUE, o.maxlen, *items]
+            return [SET if t is set else FROZENSET, *items]
         ix = self.class_ix.get(t)
-        if isinstance(o, enum.Enum):
-            if ix is None:
-                ix = self.class_ix[t] = self.cls(t)
-            return [ENUM, ix, self.enc(o.value)]
-        if isinstance(o, int):
-            return [INTSUB, self.cls(t), int(o)]
         if ix is None:
             ix = self.class_ix[t] = self.cls(t)
+        if isinstance(o, enum.Enum):
+            return [ENUM, ix, enc(o._value_)]
+        if isinstance(o, int):
+            return [INTSUB, ix, int(o)]
         fields: list[Any] = [OBJ, ix]
         if isinstance(o, tuple):  # a NamedTuple (the game's outcome events): its fields
             for name, value in zip(t._fields, o, strict=True):
-                fields += [name, self.enc(value)]
+                fields += [name, enc(value)]
             return fields
         d = getattr(o, "__dict__", None)
-        state = dict(d) if d is not None else {}
-        for name in _slots(t):
-            if hasattr(o, name):
-                state[name] = getattr(o, name)
-        for name, value in state.items():
-            fields.append(name)
-            fields.append(
+        slots = _slots(t)
+        if slots:
+            state = dict(d) if d is not None else {}
+            for name in slots:
+                if hasattr(o, name):
+                    state[name] = getattr(o, name)
+            d = state
+        put = fields.append
+        for name, value in d.items() if d is not None else ():
+            put(name)
+            put(
                 value
-                if type(value) in plain or (type(value) is int and _INT_MIN <= value <= _INT_MAX)
+                if (tv := type(value)) in plain or (tv is int and _INT_MIN <= value <= _INT_MAX)
                 else enc(value)
             )
         return fields

@@ -14,13 +14,17 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from localdurak.game.actions import Action, Do
 from localdurak.game.rules import Rules
+from localdurak.net import client as client_module
 from localdurak.net.client import Address, ClientSession, play_as_bot
 from localdurak.net.host import EVENTS_FILE, TableHost, resume_table
 from localdurak.net.host_resume import refused_in_journal
 from localdurak.net.identity import load_or_create
 from localdurak.protocol.table.host import HostGame
+from tests.net.test_lost_tail import lose_the_last_steps
 from tests.net.test_recovery import resume_to_the_end
 from tests.soak.common import check_record
 from tests.support.hosts import loopback
@@ -188,6 +192,125 @@ async def test_a_players_refusal_a_power_cut_took_comes_back_from_him(tmp_path: 
         back = [e for e in events if e.get("event") == "refusal_back"]
         assert {"event": "refusal_back", "seat": seat, "n": signed.n} in back, events
     finally:
+        playing.cancel()
+        await session.close()
+        if resumed is not None:
+            await resumed.close()
+        await host.close()
+
+
+async def test_a_player_back_after_the_gathering_window_gives_back_before_any_new_step(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A resumed host gathers what it lost before any new step (docs/protocol.md §7).  On
+    main before this it stopped waiting after 10 s (`GIVE_BACK_WAIT`): for a player back
+    later (a power cut takes the router too) the bot's step signed before the cut was taken
+    ahead of the steps he came to give back.  reading of the code, not seen in a run: a lost
+    step only he held, taken after a newer one, is refused, his replica and the host's
+    disagree, he cannot go on and forfeits for the host's loss.  Now the host waits for
+    every player (his hold runs meanwhile)."""
+    monkeypatch.setattr("localdurak.net.host.GIVE_BACK_WAIT", 0.3)
+    gate = asyncio.Event()
+    gate.set()
+    connect = client_module.connect_any
+
+    async def late(*args: Any, **kwargs: Any) -> Any:
+        await gate.wait()  # his link is down
+        return await connect(*args, **kwargs)
+
+    monkeypatch.setattr(client_module, "connect_any", late)
+    identity = load_or_create(tmp_path / "host")
+    host = TableHost(
+        identity,
+        loopback(
+            tmp_path,
+            name="Late",
+            seats=2,
+            bots=1,
+            bot_level="random",
+            rules=Rules(deck=36),
+            bot_delay=0.2,
+            hold=60,
+        ),
+    )
+    await host.start()
+    serving = asyncio.create_task(host.run())
+    records = tmp_path / "records"
+    session = ClientSession(
+        load_or_create(tmp_path / "alice"),
+        "alice",
+        Address("127.0.0.1", host.port, identity.fingerprint),
+        state_dir=tmp_path / "alice" / "sessions",
+    )
+    await session.start()
+    playing = asyncio.create_task(play_as_bot(session, "random", delay=0.01))
+    resumed: TableHost | None = None
+    events: list[dict[str, Any]] = []
+    try:
+        bot_seat = next(s for s, slot in enumerate(host.seats) if slot.bot is not None)
+        bot = host.seats[bot_seat].bot
+        assert bot is not None
+
+        def signed_unsent() -> bool:
+            g = host.game
+            return (
+                g is not None
+                and g.game is not None
+                and len(g.game.log) >= 6
+                and g.game.result is None
+                and bool(bot.outbox)
+                and session.last_seq is not None
+            )
+
+        await _soon(signed_unsent)
+        pending = bot.outbox[0][1]  # signed and saved before the cut, never posted
+        seen = session.last_seq
+        assert seen is not None
+        image = tmp_path / "image"
+        shutil.copytree(records, image)  # nothing runs on the loop meanwhile
+        gate.clear()
+        await host.pause()
+        serving.cancel()
+        shutil.rmtree(records)
+        image.rename(records)
+        journal = host.journal_path
+        assert journal is not None
+        lose_the_last_steps(host.state_dir, journal, 1, seen)
+        taken_when_back: list[bool] = []
+
+        def said(e: dict[str, Any]) -> None:
+            events.append(e)
+            if e.get("event") == "back" and resumed is not None and resumed.game is not None:
+                taken_when_back.append((bot_seat, pending.n) in resumed.game.received)
+
+        resumed = resume_table(identity, journal, on_event=said)
+        await resumed.start()
+        running = asyncio.create_task(resumed.run())
+        g2 = resumed.game
+        assert g2 is not None
+        # The window is over with him not back: the host waits on (or, on main, stopped
+        # waiting and took the bot's step).
+        await _soon(
+            lambda: (
+                any(e.get("event") == "gathering" for e in events)
+                or (
+                    any(e.get("event") == "gathered" for e in events)
+                    and (bot_seat, pending.n) in g2.received
+                )
+            )
+        )
+        gate.set()
+        await asyncio.wait_for(running, 120)
+        assert taken_when_back == [False], events
+        assert not [e for e in events if e.get("event") == "gathered"], events
+        assert resumed.results, events
+        over = resumed.results[0]
+        assert "forfeit" not in over and "aborted" not in over, over
+        check_record(over["record"])
+        assert any(e.get("event") == "lost_tail" for e in events), events
+        assert session.cheat is None
+    finally:
+        gate.set()
         playing.cancel()
         await session.close()
         if resumed is not None:
