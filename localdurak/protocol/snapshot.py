@@ -123,14 +123,30 @@ def _slots_of(cls: type[Any]) -> list[str]:
     return names
 
 
+_CLEAN: dict[int, tuple[tuple[Any, ...], list[Any], int]] = {}
+"""Tuples of scalars (and of such tuples) as encoded before, by id: the tuple (kept alive, so
+its id is not reused), its node, and how many objects the node holds (the slots a reader
+gives them).  Such a tuple cannot change, so its node is taken again instead of encoded again
+at every save (a seat saves its transcript's checked strips, its stages and the deck's
+points before every step it sends: most of them were there at the save before)."""
+_CLEAN_MAX = 50_000
+
+
 class _Encoder:
     def __init__(self, registry: _Registry) -> None:
         self.registry = registry
         self.memo: dict[int, int] = {}
+        """Each object encoded so far (by id): the slot the reader gives it (`n` at the time)."""
+        self.n = 0
+        self.taint = 0
+        """Counts what a node taken again (`_CLEAN`) may not hold: a reference, anything but a
+        tuple or a scalar."""
         self.keep: list[Any] = []  # what the memo's ids stand for, alive until the end
         self.classes: list[str] = []
         self.class_ix: dict[str | type[Any], int] = {}
         """Index in `classes` by name, and by class (a cache of `cls`)."""
+        self.int_ix: dict[type[Any], int] = {}
+        """Index in `classes` of each int subclass (a card) met so far."""
 
     def cls(self, cls: type[Any]) -> int:
         name = self.registry.name_of(cls)
@@ -147,21 +163,52 @@ class _Encoder:
             if _INT_MIN <= o <= _INT_MAX:
                 return o
             return [BIGINT, o.to_bytes((o.bit_length() + 8) // 8, "big", signed=True)]
-        if t is bytearray:
-            return bytes(o)
-        memo = self.memo
-        seen = memo.get(id(o))
+        seen = self.memo.get(id(o))
         if seen is not None:
+            self.taint += 1
             return [REF, seen]
         # A container's scalars are taken as they are, without a call (`_PLAIN`, and the ints
         # msgpack holds): a seat's save was a call per scalar.
         enc = self.enc
         plain = _PLAIN
-        if t is list or t is tuple:
-            memo[id(o)] = len(memo)
+        if t is tuple:
+            clean = _CLEAN.get(id(o))
+            if clean is not None and clean[0] is o:
+                self.memo[id(o)] = self.n
+                self.n += clean[2]
+                self.keep.append(o)
+                return clean[1]
+            first, taint = self.n, self.taint
+            self.memo[id(o)] = first
+            self.n = first + 1
+            self.keep.append(o)
+            node = [
+                TUPLE,
+                *[
+                    x
+                    if (tx := type(x)) in plain or (tx is int and _INT_MIN <= x <= _INT_MAX)
+                    else enc(x)
+                    for x in o
+                ],
+            ]
+            if self.taint == taint:
+                if len(_CLEAN) >= _CLEAN_MAX:
+                    _CLEAN.clear()
+                _CLEAN[id(o)] = (o, node, self.n - first)
+            return node
+        self.taint += 1
+        ix = self.int_ix.get(t)
+        if ix is not None:
+            self.memo[id(o)] = self.n
+            self.n += 1
+            self.keep.append(o)
+            return [INTSUB, ix, int(o)]
+        if t is list:
+            self.memo[id(o)] = self.n
+            self.n += 1
             self.keep.append(o)
             return [
-                LIST if t is list else TUPLE,
+                LIST,
                 *[
                     x
                     if (tx := type(x)) in plain or (tx is int and _INT_MIN <= x <= _INT_MAX)
@@ -170,7 +217,8 @@ class _Encoder:
                 ],
             ]
         if t is dict:
-            memo[id(o)] = len(memo)
+            self.memo[id(o)] = self.n
+            self.n += 1
             self.keep.append(o)
             out: list[Any] = [DICT]
             put = out.append
@@ -182,9 +230,12 @@ class _Encoder:
                     else enc(v)
                 )
             return out
+        if t is bytearray:
+            return bytes(o)
         if isinstance(o, _CODE):
             raise SnapshotError(f"a snapshot holds no code ({o!r})")
-        memo[id(o)] = len(memo)
+        self.memo[id(o)] = self.n
+        self.n += 1
         self.keep.append(o)
         if t is set or t is frozenset or t is collections.deque:
             items = [
@@ -202,6 +253,7 @@ class _Encoder:
         if isinstance(o, enum.Enum):
             return [ENUM, ix, enc(o._value_)]
         if isinstance(o, int):
+            self.int_ix[t] = ix
             return [INTSUB, ix, int(o)]
         fields: list[Any] = [OBJ, ix]
         if isinstance(o, tuple):  # a NamedTuple (the game's outcome events): its fields

@@ -238,6 +238,20 @@ def test_shared_and_cyclic_references_come_back_shared() -> None:
     assert out[(1, 2)] == {3, 4} and out["big"] == 2**200 and out["neg"] == -(2**70)
 
 
+def test_a_tuple_saved_again_reads_back_as_it_is_now() -> None:
+    """A tuple of scalars is encoded once and its node taken again at the next save; one that
+    holds anything mutable is encoded afresh, so a change inside it is saved."""
+    inner = [1]
+    t = (inner, (2, 3), ((4,), b"x"))
+    first = snapshot.loads(snapshot.dumps({"t": t}, kind="t"), kind="t")
+    inner.append(5)
+    again = snapshot.loads(snapshot.dumps({"t": t, "u": t[1], "v": t[2]}, kind="t"), kind="t")
+    assert first["t"] == ([1], (2, 3), ((4,), b"x"))
+    assert again["t"] == ([1, 5], (2, 3), ((4,), b"x"))
+    assert again["u"] is again["t"][1] and again["v"] is again["t"][2]
+    assert snapshot.dumps({"t": t[2]}, kind="t") == snapshot.dumps({"t": ((4,), b"x")}, kind="t")
+
+
 SEAT_MAX = 32 * 1024
 """The most a seat's snapshot may be at any moment of a game: the goal of 32 KB a seat (at
 seed 7, 4 x 36: 25 KB; 6 x 52: 21 KB, 28 KB before the bot's own shuffle stage was saved
