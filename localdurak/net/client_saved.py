@@ -1,6 +1,13 @@
 """The client session's state on disk: its seat (the game with its privacy key, the last
 event, the steps not yet relayed) saved before anything is sent, synced soon after, found and
-restored by a client started again (privacy.md "When a player drops out")."""
+restored by a client started again (privacy.md "When a player drops out").
+
+A seat has two files, written in turn, each one whole snapshot followed by its generation and
+a checksum (`_sealed`): a save overwrites the older of the two in place, so the newer one is
+whole whatever happens to the write, and the reader takes the newest whose checksum holds.
+(One file with a temporary renamed over it stalled the loop: ext4 starts writing a file out
+when it is renamed over another, 0.3 ms median, 4-12 ms at the 99th percentile, once 114 ms;
+the save before a refill's strips is on the table's path.)"""
 
 from __future__ import annotations
 
@@ -8,6 +15,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -16,12 +24,48 @@ from localdurak.net.client_state import (
     SYNC_PAUSE_S,
     SessionState,
 )
-from localdurak.net.table_store import fsync_paths, write_atomic
+from localdurak.net.table_store import fsync_paths
 from localdurak.protocol import snapshot
 from localdurak.protocol.table.common import Signed
 from localdurak.protocol.table.seat import SNAPSHOT_CLASSES, SeatGame
 
 log = logging.getLogger("localdurak.net.client")
+
+_GEN = 8
+"""Bytes of a save's generation (after its snapshot), then 4 of CRC-32 over both."""
+
+
+def _slots(path: Path) -> tuple[Path, Path]:
+    """A seat's two files: saves of odd generations (the first) go to the first, even to
+    the second."""
+    return path, path.with_name(path.name + ".b")
+
+
+def _sealed(data: bytes, generation: int) -> bytes:
+    body = data + generation.to_bytes(_GEN, "big")
+    return body + zlib.crc32(body).to_bytes(4, "big")
+
+
+def _unsealed(raw: bytes) -> tuple[int, bytes] | None:
+    """A sealed save's generation and snapshot; None for anything else (a save torn by a
+    crash, or one whole snapshot as the version before wrote it)."""
+    if len(raw) < _GEN + 4 or zlib.crc32(raw[:-4]).to_bytes(4, "big") != raw[-4:]:
+        return None
+    return int.from_bytes(raw[-4 - _GEN : -4], "big"), raw[: -4 - _GEN]
+
+
+def _write_in_place(path: Path, data: bytes) -> None:
+    """``data`` over ``path`` (0600), no rename and no truncation to zero (both make ext4
+    write the file out at once)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        view = memoryview(data)
+        done = 0
+        while done < len(data):
+            done += os.pwrite(fd, view[done:], done)
+        os.ftruncate(fd, len(data))
+    finally:
+        os.close(fd)
 
 
 class SessionSaved(SessionState):
@@ -35,10 +79,10 @@ class SessionSaved(SessionState):
         return self._state_dir / f"{fp[:32]}-{key}.session"
 
     def _save(self) -> None:
-        """The session as one snapshot (`protocol.snapshot`: msgpack, no code), replacing the
-        last one (a temporary file renamed over it): the file is one seat's state, never a
-        growing log.  Written before this returns (a step is sent only once it is saved); its
-        fsync follows off the loop, coalesced (`_sync_soon`)."""
+        """The session as one snapshot (`protocol.snapshot`: msgpack, no code), over the older
+        of the seat's two files (`_slots`): each is one seat's state, never a growing log.
+        Written before this returns (a step is sent only once it is saved); its fsync follows
+        off the loop, coalesced (`_sync_soon`)."""
         job = self._snapshot()
         if job is not None:
             self._written(job, self._put(job))
@@ -46,8 +90,7 @@ class SessionSaved(SessionState):
     def _save_soon(self) -> None:
         """The snapshot taken now, on the loop; the file written by a thread, in order with
         every other save.  For the save after a game action (`_save_later`), which nothing
-        waits for: on the loop, the rename over the last save stalled it 1–2.5 ms (up to 24
-        ms) on ext4, and an action arriving meanwhile waited for it (benchmarks/net.py)."""
+        waits for: an action arriving meanwhile would wait for it (benchmarks/net.py)."""
         job = self._snapshot()
         if job is None:
             return
@@ -87,9 +130,14 @@ class SessionSaved(SessionState):
                 return None
             try:
                 self._state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-                write_atomic(path, data)
+                if self._generation is None:
+                    self._generation = _newest_generation(path)
+                generation = self._generation + 1
+                # The older file: the newest save stays whole if this write is torn.
+                _write_in_place(_slots(path)[1 - generation % 2], _sealed(data, generation))
             except OSError as e:
                 return e
+            self._generation = generation
             self._saved_number = number
         return None
 
@@ -119,7 +167,7 @@ class SessionSaved(SessionState):
         async def sync() -> None:
             try:
                 await asyncio.sleep(SYNC_PAUSE_S)
-                await asyncio.to_thread(fsync_paths, [path])
+                await asyncio.to_thread(fsync_paths, _slots(path))
             finally:
                 self._syncing = None
 
@@ -135,15 +183,42 @@ class SessionSaved(SessionState):
             self._save_soon()
 
     def _read_saved(self, path: Path) -> dict[str, Any] | None:
-        try:
-            saved = snapshot.loads(path.read_bytes(), kind="session", classes=SNAPSHOT_CLASSES)
-        except FileNotFoundError:
-            return None
-        except (OSError, snapshot.SnapshotError) as e:
-            log.warning("cannot read the saved session %s: %s", path, e)
-            self.save_problem = f"the saved seat {path.name} was not loaded: {e}"
-            return None
-        return saved if isinstance(saved, dict) else None
+        """The newest of the seat's saves that reads (`_slots`); else the file as the version
+        before wrote it (one snapshot, or an old pickle: refused with the reason)."""
+        sealed: list[tuple[int, bytes]] = []
+        unsealed: list[tuple[Path, bytes]] = []
+        for p in _slots(path):
+            try:
+                raw = p.read_bytes()
+            except FileNotFoundError:
+                continue
+            except OSError as e:
+                log.warning("cannot read the saved session %s: %s", p, e)
+                self.save_problem = f"the saved seat {p.name} was not loaded: {e}"
+                continue
+            got = _unsealed(raw)
+            if got is None:
+                unsealed.append((p, raw))
+            else:
+                sealed.append(got)
+        for _, data in sorted(sealed, key=lambda g: g[0], reverse=True):
+            try:
+                saved = snapshot.loads(data, kind="session", classes=SNAPSHOT_CLASSES)
+            except snapshot.SnapshotError as e:
+                log.warning("cannot read a saved session of %s: %s", path, e)
+                continue
+            if isinstance(saved, dict):
+                return saved
+        for p, raw in unsealed:
+            try:
+                saved = snapshot.loads(raw, kind="session", classes=SNAPSHOT_CLASSES)
+            except snapshot.SnapshotError as e:
+                log.warning("cannot read the saved session %s: %s", p, e)
+                self.save_problem = f"the saved seat {p.name} was not loaded: {e}"
+                continue
+            if isinstance(saved, dict):
+                return saved
+        return None
 
     def _find_saved(self) -> None:
         """Started again the way it was started (an address, no fingerprint): the seat saved
@@ -213,9 +288,28 @@ class SessionSaved(SessionState):
                 # A save still being written by a thread is older: it is not written now.
                 self._save_number += 1
                 self._saved_number = self._save_number
-                with contextlib.suppress(OSError):
-                    path.unlink()
+                self._generation = 0
+                # (and a temporary file of the version before, renamed over its one file)
+                for p in (*_slots(path), path.with_name(path.name + ".tmp")):
+                    with contextlib.suppress(OSError):
+                        p.unlink()
 
     def save(self) -> None:
         """Save the session now (the bot loop calls it after acting)."""
         self._save()
+
+
+def _newest_generation(path: Path) -> int:
+    """The generation of the newest save in the seat's files (`_slots`): 0 when there is none;
+    1 when the first file holds one snapshot as the version before wrote it, so that it is not
+    the one overwritten next."""
+    found = []
+    for p in _slots(path):
+        try:
+            got = _unsealed(p.read_bytes())
+        except OSError:
+            got = None
+        found.append(0 if got is None else got[0])
+    if not any(found) and path.exists():
+        return 1
+    return max(found)

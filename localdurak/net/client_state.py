@@ -167,6 +167,8 @@ class SessionState:
         self._save_number = 0
         """Saves taken (`SessionSaved._snapshot`); `_saved_number` is the one on disk."""
         self._saved_number = 0
+        self._generation: int | None = None
+        """The generation of the newest save on disk (`client_saved`; None: not read yet)."""
         self._save_lock = threading.Lock()
         self.reconnects = 0
         self.paused: str | None = None

@@ -11,8 +11,9 @@ references come back shared (``[REF, n]``).
 
 An old pickle is refused with a message (`SnapshotError`), never loaded; so is a snapshot of
 another `VERSION`.  No I/O here (the layer is sans-I/O): `net.table_store.write_atomic`
-writes a snapshot to a temporary file renamed over the old one, so the file is always one
-whole snapshot, never an append log.
+writes a bot's snapshot to a temporary file renamed over the old one, and a client writes
+its seat's over the older of two files (`net.client_saved`), so a whole snapshot is always
+on disk, never an append log.
 """
 
 from __future__ import annotations

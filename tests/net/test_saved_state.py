@@ -27,7 +27,7 @@ from localdurak.net.identity import EphemeralKey, load_or_create
 from localdurak.protocol import snapshot
 from localdurak.protocol.messages import GameOver, GameStarted
 from localdurak.protocol.privacy.audit import audit
-from localdurak.protocol.table.seat import SeatGame
+from localdurak.protocol.table.seat import SNAPSHOT_CLASSES, SeatGame
 from tests.support.hosts import loopback
 from tests.support.net_play import MemoryGame
 
@@ -136,6 +136,73 @@ async def test_a_client_with_an_old_pickled_seat_says_so_and_starts_afresh(
     assert session.game is None and session.last_seq is None
     assert session.save_problem is not None and "older version" in session.save_problem
     assert not marker.exists()
+
+
+def test_a_seat_is_saved_to_two_files_in_turn_and_a_torn_save_leaves_the_one_before(
+    tmp_path: Path,
+) -> None:
+    """Each save overwrites the older of the seat's two files in place (no rename over the
+    last, which stalled the loop on ext4): the newest is read back, and a save a crash tore
+    leaves the one before it, which the next save does not overwrite."""
+    me = load_or_create(tmp_path / "me")
+
+    def session() -> ClientSession:
+        return ClientSession(
+            me, "Me", Address("127.0.0.1", 1, "ab" * 32), state_dir=tmp_path / "saved"
+        )
+
+    s = session()
+    s.my_seat = 1
+    for seq in (10, 11, 12):
+        s.last_seq = seq
+        s.save()
+    first = s.saved_path()
+    assert first is not None
+    second = first.with_name(first.name + ".b")
+    assert first.is_file() and second.is_file()
+    assert sorted(p.name for p in first.parent.iterdir()) == [first.name, second.name]
+    back = session()
+    back.restore()
+    assert back.last_seq == 12 and back.my_seat == 1
+    raw = first.read_bytes()  # the third save went to the first file again
+    first.write_bytes(raw[: len(raw) // 2])
+    back = session()
+    back.restore()
+    assert back.last_seq == 11 and back.save_problem is None
+    kept = second.read_bytes()
+    back.last_seq = 13
+    back.save()
+    assert second.read_bytes() == kept
+    again = session()
+    again.restore()
+    assert again.last_seq == 13
+
+
+def test_a_seat_saved_by_the_version_before_is_read_and_kept_until_a_newer_save(
+    tmp_path: Path,
+) -> None:
+    me = load_or_create(tmp_path / "me")
+
+    def session() -> ClientSession:
+        return ClientSession(
+            me, "Me", Address("127.0.0.1", 1, "ab" * 32), state_dir=tmp_path / "saved"
+        )
+
+    path = session().saved_path()
+    assert path is not None
+    path.parent.mkdir(parents=True)
+    old = {"fingerprint": "ab" * 32, "seat": 2, "last_seq": 5, "game": None, "pending": []}
+    old |= {"address": ["127.0.0.1", 1], "table": None}
+    path.write_bytes(snapshot.dumps(old, kind="session", classes=SNAPSHOT_CLASSES))
+    s = session()
+    s.restore()
+    assert s.last_seq == 5 and s.my_seat == 2
+    s.last_seq = 6
+    s.save()  # to the second file: the one the version before wrote stays whole meanwhile
+    assert snapshot.loads(path.read_bytes(), kind="session", classes=SNAPSHOT_CLASSES) == old
+    back = session()
+    back.restore()
+    assert back.last_seq == 6
 
 
 def test_a_snapshot_names_no_code_and_no_foreign_class() -> None:
