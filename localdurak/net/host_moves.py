@@ -134,6 +134,8 @@ class HostMoves(HostCore):
         except RemoteProtocolError as e:
             if peer is not None:
                 peer.push(Error.from_exception(e, re=cmd.id))
+            else:
+                self._bot_refused(seat, cmd)  # a bot's, held back for challenges
             return
         finally:
             self._releasing = False
@@ -149,11 +151,17 @@ class HostMoves(HostCore):
             pass  # released when the challenge window closes (R-S5)
         except RemoteProtocolError as e:
             log.info("bot %d refused: %s", seat, e)
-            bot = self.seats[seat].bot
-            if bot is not None:
-                entry = self.game.refusal(seat, cmd.n) if self.game is not None else None
-                envelope = entry[2] if entry is not None and len(entry) > 2 else None
-                self.bots.refused(seat, bot, cmd, envelope["at"] if envelope else None)
+            self._bot_refused(seat, cmd)
+
+    def _bot_refused(self, seat: int, cmd: Privacy) -> None:
+        """Tell the bot at ``seat`` its step was refused, with where (it keeps the step for
+        a host that loses the refusal: `BotSeat.refused`)."""
+        bot = self.seats[seat].bot
+        if bot is None:
+            return
+        entry = self.game.refusal(seat, cmd.n) if self.game is not None else None
+        envelope = entry[2] if entry is not None and len(entry) > 2 else None
+        self.bots.refused(seat, bot, cmd, envelope["at"] if envelope else None)
 
     def _waited_for(self) -> tuple[int, tuple[Any, ...]] | None:
         """The seat the table waits for, and the state it waits in (public information):

@@ -316,3 +316,29 @@ async def test_a_player_back_after_the_gathering_window_gives_back_before_any_ne
         if resumed is not None:
             await resumed.close()
         await host.close()
+
+
+def test_a_players_refused_steps_survive_his_restart(tmp_path: Path) -> None:
+    """Kept in his saved seat: a client killed and started again still gives them back."""
+    from tests.net.test_relayed_before import _played
+
+    g = _played()
+    p = g.seats[0]
+    refused = p.sign([p.player.act(Action(0, Do.TAKE).to_dict())])
+    identity = load_or_create(tmp_path / "alice")
+
+    def session() -> ClientSession:
+        return ClientSession(
+            identity,
+            "alice",
+            Address("127.0.0.1", 1, "ab" * 32),
+            state_dir=tmp_path / "sessions",
+        )
+
+    first = session()
+    first.my_seat = 0
+    first._refused.append((refused, 17))
+    first.save()
+    again = session()
+    again.restore()
+    assert list(again._refused) == [(refused, 17)]

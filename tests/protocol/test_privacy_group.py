@@ -10,7 +10,13 @@ import pytest
 from localdurak.game.cards import CARDS
 from localdurak.protocol.privacy import group as group_module
 from localdurak.protocol.privacy.cardpoints import CARD_DOMAIN, CARD_POINTS
-from localdurak.protocol.privacy.group import GROUP, T2, InvalidPoint, UnsafeLibrary
+from localdurak.protocol.privacy.group import (
+    GROUP,
+    T2,
+    InvalidPoint,
+    InvalidScalar,
+    UnsafeLibrary,
+)
 from localdurak.protocol.privacy.proofs import (
     Context,
     batch_dleq_prove,
@@ -86,6 +92,18 @@ def test_scalar_checks() -> None:
 
 
 CTX = Context(b"g" * 32, 1, "strip", (3, 4))
+
+
+def test_a_scalar_with_bit_255_set_is_refused_not_taken_for_another() -> None:
+    """libsodium ignores bit 255 of a scalar: k and k + 2^255 would give one product, two
+    encodings of one step.  Both multiplications refuse such a scalar."""
+    k = GROUP.random_scalar(random.Random(7).randbytes)
+    aliased = k[:31] + bytes([k[31] | 0x80])
+    p = GROUP.mul_base(k)
+    with pytest.raises(InvalidScalar):
+        GROUP.mul(aliased, p)
+    with pytest.raises(InvalidScalar):
+        GROUP.mul_base(aliased)
 
 
 def test_schnorr_binds_key_and_context() -> None:

@@ -41,7 +41,10 @@ def resign_stage(player: Player, stage: Shuffle) -> Shuffle:
     """``stage`` with ``player``'s valid signature over its input and this output (a cheating
     client signs what it sends; its proof of shuffle stays what it was)."""
     ctx = player.t.ctx(
-        player.seat, "shuffle", (), shuffle_digest(player.t.previous_stage(), stage.deck)
+        player.seat,
+        "shuffle",
+        (),
+        shuffle_digest(player.t.previous_stage(), stage.deck, stage.shuffle_proof),
     )
     sig = schnorr_prove(player._rng, player.secret, player.key, ctx)
     return Shuffle(stage.seat, stage.deck, sig, stage.shuffle_proof)

@@ -150,7 +150,11 @@ def audit(record: Any, *, require_actions: bool = False) -> AuditReport:
             t.accept(msg)
         except RemoteProtocolError as e:
             # A refused message leaves the transcript as it was: judge it in that state.
-            if e.seat is not None and not _proven(t, msg):
+            # A stage's first-version proof of shuffle is bound to its seat by nothing but the
+            # identity signature over the step (its Schnorr signature covers the decks alone):
+            # in a record with identities, a stage outside an identity-signed step is nobody's.
+            unbound = isinstance(msg, Shuffle) and identity is not None and i not in identity_signed
+            if e.seat is not None and (unbound or not _proven(t, msg)):
                 # The host writes the log: a message in a seat's name without that seat's valid
                 # signature (or a copy of one already in the log) could be anybody's.
                 faults.append(
@@ -392,7 +396,7 @@ def _proven(t: Transcript, msg: Message) -> bool:
             return schnorr_verify(GROUP.check(msg.key), msg.proof, t.ctx(msg.seat, "commit"))
         y = t.key_of(msg.seat)
         if isinstance(msg, Shuffle):
-            digest = shuffle_digest(t.previous_stage(), msg.deck)
+            digest = shuffle_digest(t.previous_stage(), msg.deck, msg.shuffle_proof)
             return schnorr_verify(y, msg.proof, t.ctx(msg.seat, "shuffle", (), digest))
         if isinstance(msg, Act):
             ctx = t.ctx(msg.seat, "act", (), signed_action(msg.index, msg.action))

@@ -89,8 +89,9 @@ class Ed25519Group:
         self.counts["mul"] += 1
         if not isinstance(p, bytes) or len(p) != POINT_BYTES:
             raise InvalidPoint(f"{what} is not a 32-byte point")
-        if len(k) != SCALAR_BYTES:
-            raise InvalidScalar("a scalar is 32 bytes")
+        if len(k) != SCALAR_BYTES or k[31] & 0x80:
+            # (libsodium would drop bit 255 unseen: two scalars for one product.)
+            raise InvalidScalar("a scalar is 32 bytes below 2^255")
         out = _ffi.new("unsigned char[32]")
         if _lib.crypto_scalarmult_ed25519_noclamp(out, k, p) != 0:
             # noclamp refuses: a point off the prime-order subgroup, a non-canonical encoding,
@@ -101,8 +102,8 @@ class Ed25519Group:
     def mul_base(self, k: Scalar) -> Point:
         """``k·B``."""
         self.counts["mul_base"] += 1
-        if len(k) != SCALAR_BYTES:
-            raise InvalidScalar("a scalar is 32 bytes")
+        if len(k) != SCALAR_BYTES or k[31] & 0x80:
+            raise InvalidScalar("a scalar is 32 bytes below 2^255")
         out = _ffi.new("unsigned char[32]")
         if _lib.crypto_scalarmult_ed25519_base_noclamp(out, k) != 0:
             raise InvalidScalar("a zero scalar has no base multiple")

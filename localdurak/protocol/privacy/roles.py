@@ -381,11 +381,11 @@ class Player:
     def _signed_shuffle(
         self, before: Sequence[Point], after: tuple[Point, ...], perm: Sequence[int]
     ) -> Shuffle:
-        ctx = self.t.ctx(self.seat, "shuffle", (), shuffle_digest(before, after))
-        signature = schnorr_prove(self._rng, self._k, self.key, ctx)
         proof = shuffle_prove(
             self._rng, self._k, self.key, before, after, perm, self.t.shuffle_ctx(self.seat)
         )
+        ctx = self.t.ctx(self.seat, "shuffle", (), shuffle_digest(before, after, proof))
+        signature = schnorr_prove(self._rng, self._k, self.key, ctx)
         return Shuffle(self.seat, after, signature, proof)
 
     def _begin_batch(self, batch: int) -> list[Message]:

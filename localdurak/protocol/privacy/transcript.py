@@ -48,7 +48,7 @@ from .proofs import (
     schnorr_verify,
 )
 from .schedule import JAPANESE_TRUMP, PUBLIC, Chunk, Schedule, ScheduleError, Setup
-from .shuffle import shuffle_verify, shuffle_verify_many
+from .shuffle import proof_size, shuffle_verify, shuffle_verify_many
 
 NONCE_BYTES = 32
 SEED_BYTES = 32
@@ -78,8 +78,22 @@ def _names(action: Mapping[str, Any], card: Card) -> bool:
     return action.get("card") == str(card) or (isinstance(cards, list) and str(card) in cards)
 
 
-def shuffle_digest(before: Sequence[Point], after: Sequence[Point]) -> bytes:
-    """What a shuffle stage's signature binds: its input stage and its output stage."""
+def shuffle_digest(before: Sequence[Point], after: Sequence[Point], proof: bytes = b"") -> bytes:
+    """What a shuffle stage's signature binds: its input stage, its output stage and, for a
+    second-version proof of shuffle, the proof, so that the host cannot alter the proof of a
+    signed stage and pin the failure on its shuffler.  (A first-version stage's signature
+    covers the decks alone: in its records only the identity signature over the step binds
+    the proof to its seat, and the audit asks for it.)  A proof of the other size is hashed
+    as first-version: it cannot match what a second-version shuffler signed."""
+    n = len(before)
+    if n > 1 and len(proof) == proof_size(n):
+        return hashlib.sha512(
+            b"localdurak/shuffle/v2"
+            + n.to_bytes(2, "little")
+            + b"".join(before)
+            + b"".join(after)
+            + proof
+        ).digest()
     return hashlib.sha512(
         b"localdurak/shuffle/v1"
         + len(before).to_bytes(2, "little")
@@ -390,7 +404,12 @@ class Transcript:
         # host forged, or one made from another input than ours (the host equivocating), is
         # refused here instead of pinning a substitution on an honest shuffler; and a signed
         # stage whose proof of shuffle fails is evidence against the seat that signed it.
-        ctx = self.ctx(msg.seat, "shuffle", (), shuffle_digest(self.previous_stage(), msg.deck))
+        ctx = self.ctx(
+            msg.seat,
+            "shuffle",
+            (),
+            shuffle_digest(self.previous_stage(), msg.deck, msg.shuffle_proof),
+        )
         if verify and not schnorr_verify(self.key_of(msg.seat), msg.proof, ctx):
             raise RemoteProtocolError(
                 msg.seat, "its shuffle is not signed by its key over the deck it was given"
