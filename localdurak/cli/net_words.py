@@ -207,6 +207,10 @@ _REASONS: list[tuple[str, Say]] = [
         r"only your own steps, but to give back what the host lost",
         _fixed(lambda: _("only your own moves, but to give back what the host lost")),
     ),
+    (
+        r"only to give back what the host lost",
+        _fixed(lambda: _("only to give back what the host lost")),
+    ),
     (r"the cards are still being dealt", _fixed(lambda: _("the cards are still being dealt"))),
     (
         r"there is no bot at seat (?P<n>\d+)",
