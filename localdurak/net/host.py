@@ -251,6 +251,7 @@ class TableHost(HostLobby, HostMoves, HostEnding, HostResume):
         self._cancel_reveal_timer()
         self._stop_clock()
         self._save_state()
+        paused_at = self.seq
         bye = Bye(reason=PAUSED_TEXT, paused=True)
         peers = [s.peer for s in self.seats if s.peer is not None]
         for p in peers:
@@ -265,6 +266,11 @@ class TableHost(HostLobby, HostMoves, HostEnding, HostResume):
             }
         )
         await self.close()
+        if not self.store.broken and paused_at == self.seq:
+            # After the journal and the event log are on the disk (`close`): the resumed
+            # host finds that it lost nothing, and nobody gives back (`_clean_at`).
+            self._paused_at = paused_at
+            self._save_state()
 
     async def _finish_record(self) -> None:
         if self._finishing is not None:
@@ -498,12 +504,14 @@ class TableHost(HostLobby, HostMoves, HostEnding, HostResume):
             if m.refused is not None:
                 # One of its own steps an earlier host refused, given back (this host lost
                 # the refusal with the journal's tail): recorded, never relayed nor applied.
-                # Only from a player who saw what this host lost, as for the steps above (a
-                # refusal claimed otherwise could only put a refusal the audit cannot
-                # justify into the record).
-                if seat not in self._restoring:
+                # Only from a player who saw what this host lost, while he gives it back in
+                # the gathering (a refusal claimed otherwise could only put a refusal the
+                # audit cannot justify into the record); held until the gathering ends, so
+                # every lost step claims its counter first (a "refusal" given back under the
+                # counter of a move the old host accepted would undo it).
+                if seat not in self._giving_back:
                     raise Forbidden("only to give back what the host lost")
-                self._take_back_refusal(seat, dataclasses.replace(m, refused=None), m.refused)
+                self._hold_refusal_back(seat, dataclasses.replace(m, refused=None), m.refused)
                 return None
             if m.seat is not None and m.seat != seat:
                 # Another seat's step from the sender's copy: only from a player who saw
@@ -561,6 +569,9 @@ def resume_table(
         slot.key = bot.key.public_key
     if state.get("journal"):
         host.journal_path = Path(state["journal"])
+    paused_at = state.get("paused_at")
+    if isinstance(paused_at, int) and not isinstance(paused_at, bool):
+        host._paused_at = paused_at  # (`_clean_at`, in `replay_events`)
     try:
         host.replay_events()
         if host.game_number >= options.games or host.phase is Phase.CLOSED:

@@ -291,7 +291,16 @@ class HostCore:
         (up to `RESUME_GAP` later) were lost with the old host, and a player who saw some of
         them gives back the signed steps among them (`_resume_peer`)."""
         self._restoring: set[int] = set()
-        """Seats whose players may give back other seats' steps the host lost."""
+        """Seats whose players may give back other seats' steps the host lost (while the
+        host gathers them: cleared when the gathering ends)."""
+        self._clean_at: int | None = None
+        """The point of `resumed_at` after which the old host lost nothing: it paused cleanly
+        with its event log whole (``paused_at`` in its state), so nobody gives back."""
+        self._refusals_back: list[tuple[int, Privacy, int]] = []
+        """Refusals the players gave back while the host gathers: (seat, step, at), taken
+        when the gathering ends, after every lost step (`HostResume._end_gathering`)."""
+        self._paused_at: int | None = None
+        """The last event when this host paused (written in its state: `_clean_at`)."""
         self._giving_back: set[int] = set()
         """Seats whose players are giving back the steps the host lost, until their second
         `Resume` says they are done (docs/protocol.md §7)."""

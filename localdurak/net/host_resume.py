@@ -56,7 +56,7 @@ from localdurak.protocol.records import (
     journal_append,
     journal_set,
 )
-from localdurak.protocol.table.host import HostGame
+from localdurak.protocol.table.host import REFUSALS_BACK, HostGame
 
 log = logging.getLogger("localdurak.net.host")
 
@@ -118,7 +118,10 @@ class HostResume(HostCore):
                 self._gathered()
             return
         self._awaited.discard(seat)
-        lost = next((p for p in self.resumed_at if p < m.last_seq < p + RESUME_GAP), None)
+        lost = next(
+            (p for p in self.resumed_at if p < m.last_seq < p + RESUME_GAP and p != self._clean_at),
+            None,
+        )
         if lost is not None and self.game is not None:
             # It saw events this host lost (the old host's last frames, a power cut): it
             # gets everything after what survived (numbered past its last) and our
@@ -195,6 +198,12 @@ class HostResume(HostCore):
             )
         self._awaited.clear()
         self._giving_back.clear()
+        self._restoring.clear()
+        # The refusals the players gave back (held: `_hold_refusal_back`), after every lost
+        # step they gave back, so a step the old host accepted claims its counter first.
+        held, self._refusals_back = self._refusals_back, []
+        for s, cmd, at in held:
+            self._take_back_refusal(s, cmd, at)
         # The bots' steps signed before the crash that the old host never relayed (their
         # last relayed ones first: the host ignores those it has), then what came meanwhile.
         resent: list[Item] = []
@@ -217,6 +226,15 @@ class HostResume(HostCore):
             and item.message.refused is None  # a refusal given back is no new step
         )
 
+    def _hold_refusal_back(self, seat: int, cmd: Privacy, at: int) -> None:
+        """A refusal seat ``seat``'s player gives back while the host gathers: kept until the
+        gathering ends (`_end_gathering`).  At most what a seat keeps (`REFUSALS_BACK`); any
+        more is a flood, ignored (logged), never recorded."""
+        if sum(1 for s, _, _ in self._refusals_back if s == seat) >= REFUSALS_BACK:
+            log.warning("seat %d gave back more refusals than a seat keeps: ignored", seat)
+            return
+        self._refusals_back.append((seat, cmd, at))
+
     def _take_back_refusal(self, seat: int, cmd: Privacy, at: int) -> None:
         """Seat ``seat``'s step ``cmd``, refused by an earlier host of this game when the
         log held ``at`` messages, given back by that seat (a client) or found in its saved
@@ -226,6 +244,7 @@ class HostResume(HostCore):
         (`HostGame.take_back_refusal`); one this host holds already is ignored."""
         g = self.game
         if g is None or not g.take_back_refusal(seat, cmd, at):
+            log.info("seat %d's refusal #%d given back does not fit: ignored", seat, cmd.n)
             return
         entry = g.refusal(seat, cmd.n)
         assert entry is not None
@@ -284,6 +303,10 @@ class HostResume(HostCore):
             # What survived, and a jump past anything the old host may have told after it
             # (`resumed_at`: its players give back the signed steps they saw).
             self.resumed_at.append(self.seq)
+            if whole and self.seq == self._paused_at:
+                # The old host paused cleanly, its log whole: it lost nothing.
+                self._clean_at = self.seq
+            self._paused_at = None
             self.seq += RESUME_GAP
             if not whole:
                 self.on_event({"event": "damaged", "file": EVENTS_FILE, "kept": len(events)})
@@ -499,6 +522,7 @@ class HostResume(HostCore):
                 "challenge_window": self.o.challenge_window,
                 "bot_delay": self.o.bot_delay,
                 "own_seat": self.o.own_seat,
+                "paused_at": self._paused_at,
                 "fingerprint": self.identity.fingerprint,
                 "journal": str(self.journal_path) if self.journal_path else None,
                 "bots": {

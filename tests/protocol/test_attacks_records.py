@@ -596,7 +596,8 @@ def test_a_refusal_given_back_is_taken_only_where_it_fits_and_then_audits_clean(
         # Given back as it was: taken once, the record clean again.
         assert h.take_back_refusal(seat, cmd, at)
         assert not h.take_back_refusal(seat, cmd, at)  # it holds it now
-        assert h.refusal(seat, refused.n) == entry
+        # (marked as given back: the seat's word, records.md "back")
+        assert h.refusal(seat, refused.n) == [*entry[:2], {**entry[2], "back": True}]
     record = json.loads(json.dumps(g.record()))
     report = audit(record, require_actions=True)
     assert report.clean, report.faults

@@ -656,6 +656,16 @@ def _claims_placed(ident: Identity, claims: list[RefusedStep]) -> list[AuditFaul
 
 
 def _unjustified(env: RefusedStep, why: str) -> AuditFault:
+    if env.back:
+        # Given back to a resumed host that had lost it (records.md "back"): the host took it
+        # on the seat's word without judging it, so an unjustified one shows no forgery; the
+        # seat's word (a refusal it never had) or the host's (one it invented) is wrong.
+        return AuditFault(
+            None,
+            f"seat {env.seat}'s signed step #{env.n} ({env.step}) was given back to a resumed "
+            f"host as refused by an earlier one, but {why}: the seat's word or the host's is "
+            "wrong (no earlier host refused it so); nothing shows who",
+        )
     return AuditFault(
         None,
         f"the host says it refused seat {env.seat}'s signed step #{env.n} ({env.step}), but "

@@ -112,6 +112,9 @@ class RefusedStep:
     """The length of the log when it came: where its refusal is judged."""
     seen: int = 0
     """How many messages of the log its seat had taken when it signed it (/5: signed)."""
+    back: bool = False
+    """Given back by its seat to a host that resumed without it (the journal's tail lost):
+    the seat's word, or the host's, that an earlier host refused it (``"back": true``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +156,8 @@ def refusal_to_json(seat: int, n: int, envelope: Mapping[str, Any] | None) -> li
     }
     if "seen" in envelope:  # (a step journaled before steps signed it has none: 0)
         out["seen"] = envelope["seen"]
+    if envelope.get("back"):  # given back by its seat after a resume (`RefusedStep.back`)
+        out["back"] = True
     return [seat, n, out]
 
 
@@ -338,4 +343,5 @@ def _envelope(e: Any, i: int, seat: int, n: int, ordered: bool) -> RefusedStep:
         tuple(body),
         _int(e.get("at"), f"refused step {i}'s place in the log"),
         _int(e.get("seen", 0), f"refused step {i}'s messages seen") if ordered else 0,
+        e.get("back") is True,
     )

@@ -15,6 +15,7 @@ from typing import Any
 
 from localdurak.game.actions import Action, Do, IllegalAction
 from localdurak.game.engine import Game
+from localdurak.protocol.codec import pack
 from localdurak.protocol.errors import (
     BadMessage,
     Cheated,
@@ -45,6 +46,20 @@ from localdurak.protocol.table.common import (
     signed_setup,
     step_of,
 )
+
+REFUSALS_BACK = 8
+"""The most refusals a seat gives back to one resumed host: what a seat keeps (the clients'
+and bots' ``RECENT_REFUSED``); any more is a flood, ignored."""
+
+
+def max_step_bytes(deck: Any) -> int:
+    """The most bytes (its encoded body) a legal signed step of a game with ``deck`` cards
+    takes: the largest is a shuffle (its cards re-encrypted and their proof, about 100
+    bytes a card: 5.4 kB for 52 cards), then a strip or an answer (under 1 kB).  reading:
+    256 bytes a card and 8 kB besides, well over each; a body larger than this is no
+    legal step, and a refusal given back with one is ignored (it would only pad the record)."""
+    cards = deck if isinstance(deck, int) and 0 < deck <= 52 else 52
+    return 256 * cards + 8 * 1024
 
 
 @dataclass
@@ -88,6 +103,8 @@ class HostGame:
         signed it (``step``, ``sig``, ``body``, and ``at``: the log's length when it came), so
         the audit can check the refusal was justified (records.md).  A game saved before the
         record carried the steps holds bare (seat, n) pairs."""
+        self._taken_back: dict[int, int] = {}
+        """Per seat, how many refusals it gave back to this host (`take_back_refusal`)."""
 
     @property
     def seats(self) -> int:
@@ -122,6 +139,7 @@ class HostGame:
             # gap it leaves is (a bare claim, which the audit says it cannot check).
             self.refuse(seat, cmd.n)
             raise
+        self._lost_step_back(seat, cmd)
         at = len(self.privacy.t.log)
         try:
             # The counter before anything else: a replayed command is refused as a replay.
@@ -185,6 +203,10 @@ class HostGame:
             return False
         if (seat, n) in self.received or self.refusal(seat, n) is not None:
             return False
+        if self._taken_back.get(seat, 0) >= REFUSALS_BACK:
+            return False  # more than its seat keeps: a flood
+        if not _within(cmd.body, max_step_bytes(self.started.rules.deck)):
+            return False  # larger than any legal step (a flood of the record)
         body = _json_body(cmd.body)
         if body is None or not cmd.seen <= at <= len(self.privacy.t.log):
             return False
@@ -206,9 +228,33 @@ class HostGame:
         except (ValueError, TypeError):  # AuthFailed, or no step a key can have signed
             return False
         self.counters.advance(seat, n)
-        envelope = {"step": cmd.step, "sig": cmd.sig, "body": body, "at": at, "seen": cmd.seen}
+        envelope = {
+            "step": cmd.step,
+            "sig": cmd.sig,
+            "body": body,
+            "at": at,
+            "seen": cmd.seen,
+            "back": True,  # on the seat's word (records.md "back")
+        }
         self.refused_steps.append((seat, n, envelope))
+        self._taken_back[seat] = self._taken_back.get(seat, 0) + 1
         return True
+
+    def _lost_step_back(self, seat: int, cmd: Privacy) -> None:
+        """A step given back as accepted (the very step, its signature) that this host holds
+        as a refusal given back: the earlier host accepted it (a seat saw it relayed), so the
+        "refusal" was false (its seat undoing its own lost move?): dropped, and the step is
+        taken under its counter as any lost step is."""
+        for k, r in enumerate(self.refused_steps):
+            env = r[2] if len(r) > 2 else None
+            if r[:2] == (seat, cmd.n) and env is not None and env.get("back"):
+                if env["sig"] == cmd.sig:
+                    del self.refused_steps[k]
+                    self.counters.last[seat] = max(
+                        [-1, *(m for (s, m) in self.received if s == seat and m < cmd.n)]
+                        + [m for (s, m, *_) in self.refused_steps if s == seat and m < cmd.n]
+                    )
+                return
 
     def refusal(self, seat: int, n: int) -> list[Any] | None:
         """The record's entry for seat ``seat``'s refused step ``n`` (the journal's
@@ -351,6 +397,14 @@ class HostGame:
 def _step(seat: int, cmd: Privacy, at: list[int]) -> dict[str, Any]:
     """One accepted signed step as the record keeps it (`HostGame.steps`)."""
     return {"seat": seat, "n": cmd.n, "step": cmd.step, "sig": cmd.sig, "at": at, "seen": cmd.seen}
+
+
+def _within(body: Any, limit: int) -> bool:
+    """Whether ``body`` encodes (a frame) in at most ``limit`` bytes."""
+    try:
+        return len(pack(body)) <= limit
+    except BadMessage:
+        return False
 
 
 def _json_body(body: Any) -> list[Any] | None:
