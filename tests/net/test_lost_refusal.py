@@ -19,7 +19,7 @@ import pytest
 from localdurak.game.actions import Action, Do
 from localdurak.game.rules import Rules
 from localdurak.net import client as client_module
-from localdurak.net.client import Address, ClientSession, play_as_bot
+from localdurak.net.client import Address, ClientSession
 from localdurak.net.host import EVENTS_FILE, TableHost, resume_table
 from localdurak.net.host_resume import refused_in_journal
 from localdurak.net.identity import load_or_create
@@ -27,7 +27,7 @@ from localdurak.protocol.table.host import HostGame
 from tests.net.test_lost_tail import lose_the_last_steps
 from tests.net.test_recovery import resume_to_the_end
 from tests.soak.common import check_record
-from tests.support.hosts import loopback
+from tests.support.hosts import loopback, table_played_by_a_bot
 
 
 async def _soon(cond: object, timeout: float = 60) -> None:
@@ -116,32 +116,21 @@ async def test_a_refusal_a_power_cut_took_from_the_journal_comes_back_from_its_s
 async def test_a_players_refusal_a_power_cut_took_comes_back_from_him(tmp_path: Path) -> None:
     """The same with a player's step (over TLS on loopback, a bot playing his seat): he
     keeps what the host refused and gives it back with the steps the host lost."""
-    identity = load_or_create(tmp_path / "host")
     events: list[dict[str, Any]] = []
-    host = TableHost(
-        identity,
-        loopback(
-            tmp_path,
-            name="Lost refusal",
-            seats=2,
-            bots=1,
-            bot_level="random",
-            rules=Rules(deck=36),
-            bot_delay=0.01,
-            hold=60,
-        ),
+    table = await table_played_by_a_bot(
+        tmp_path,
+        play_delay=0.01,
+        name="Lost refusal",
+        seats=2,
+        bots=1,
+        bot_level="random",
+        rules=Rules(deck=36),
+        bot_delay=0.01,
+        hold=60,
     )
-    await host.start()
-    serving = asyncio.create_task(host.run())
+    identity, host, serving = table.identity, table.host, table.serving
+    session, playing = table.session, table.playing
     records = tmp_path / "records"
-    session = ClientSession(
-        load_or_create(tmp_path / "alice"),
-        "alice",
-        Address("127.0.0.1", host.port, identity.fingerprint),
-        state_dir=tmp_path / "alice" / "sessions",
-    )
-    await session.start()
-    playing = asyncio.create_task(play_as_bot(session, "random", delay=0.01))
     resumed: TableHost | None = None
     try:
 
@@ -219,31 +208,20 @@ async def test_a_player_back_after_the_gathering_window_gives_back_before_any_ne
         return await connect(*args, **kwargs)
 
     monkeypatch.setattr(client_module, "connect_any", late)
-    identity = load_or_create(tmp_path / "host")
-    host = TableHost(
-        identity,
-        loopback(
-            tmp_path,
-            name="Late",
-            seats=2,
-            bots=1,
-            bot_level="random",
-            rules=Rules(deck=36),
-            bot_delay=0.2,
-            hold=60,
-        ),
+    table = await table_played_by_a_bot(
+        tmp_path,
+        play_delay=0.01,
+        name="Late",
+        seats=2,
+        bots=1,
+        bot_level="random",
+        rules=Rules(deck=36),
+        bot_delay=0.2,
+        hold=60,
     )
-    await host.start()
-    serving = asyncio.create_task(host.run())
+    identity, host, serving = table.identity, table.host, table.serving
+    session, playing = table.session, table.playing
     records = tmp_path / "records"
-    session = ClientSession(
-        load_or_create(tmp_path / "alice"),
-        "alice",
-        Address("127.0.0.1", host.port, identity.fingerprint),
-        state_dir=tmp_path / "alice" / "sessions",
-    )
-    await session.start()
-    playing = asyncio.create_task(play_as_bot(session, "random", delay=0.01))
     resumed: TableHost | None = None
     events: list[dict[str, Any]] = []
     try:

@@ -18,10 +18,8 @@ from typing import Any
 
 from localdurak.game.actions import Action, Do
 from localdurak.game.rules import Rules
-from localdurak.net.client import Address, ClientSession, play_as_bot
 from localdurak.net.host import EVENTS_FILE, TableHost, resume_table
-from localdurak.net.identity import load_or_create
-from tests.support.hosts import loopback
+from tests.support.hosts import table_played_by_a_bot
 
 
 async def _soon(cond: object, timeout: float = 60) -> None:
@@ -33,30 +31,19 @@ async def _soon(cond: object, timeout: float = 60) -> None:
 async def test_a_clean_resume_admits_a_lying_player_to_give_back_refusals_for_ever(
     tmp_path: Path,
 ) -> None:
-    identity = load_or_create(tmp_path / "host")
-    host = TableHost(
-        identity,
-        loopback(
-            tmp_path,
-            name="Liar",
-            seats=2,
-            bots=1,
-            bot_level="random",
-            rules=Rules(deck=36),
-            bot_delay=0.05,
-            hold=60,
-        ),
+    table = await table_played_by_a_bot(
+        tmp_path,
+        play_delay=0.05,
+        name="Liar",
+        seats=2,
+        bots=1,
+        bot_level="random",
+        rules=Rules(deck=36),
+        bot_delay=0.05,
+        hold=60,
     )
-    await host.start()
-    serving = asyncio.create_task(host.run())
-    session = ClientSession(
-        load_or_create(tmp_path / "alice"),
-        "alice",
-        Address("127.0.0.1", host.port, identity.fingerprint),
-        state_dir=tmp_path / "alice" / "sessions",
-    )
-    await session.start()
-    playing = asyncio.create_task(play_as_bot(session, "random", delay=0.05))
+    identity, host, serving = table.identity, table.host, table.serving
+    session, playing = table.session, table.playing
     resumed: TableHost | None = None
     running: asyncio.Task[Any] | None = None
     events: list[dict[str, Any]] = []
@@ -118,31 +105,20 @@ async def test_after_the_gathering_a_player_who_gave_back_gives_back_no_refusal(
     who saw what it lost gives back in the gathering; once it is over he is no longer
     admitted (``_restoring`` cleared), and a "refusal" of a step he never sent, mid-game, is
     refused (`forbidden`), never recorded."""
-    identity = load_or_create(tmp_path / "host")
-    host = TableHost(
-        identity,
-        loopback(
-            tmp_path,
-            name="Late refusal",
-            seats=2,
-            bots=1,
-            bot_level="random",
-            rules=Rules(deck=36),
-            bot_delay=0.05,
-            hold=60,
-        ),
+    table = await table_played_by_a_bot(
+        tmp_path,
+        play_delay=0.05,
+        name="Late refusal",
+        seats=2,
+        bots=1,
+        bot_level="random",
+        rules=Rules(deck=36),
+        bot_delay=0.05,
+        hold=60,
     )
-    await host.start()
-    serving = asyncio.create_task(host.run())
+    identity, host, serving = table.identity, table.host, table.serving
+    session, playing = table.session, table.playing
     records = tmp_path / "records"
-    session = ClientSession(
-        load_or_create(tmp_path / "alice"),
-        "alice",
-        Address("127.0.0.1", host.port, identity.fingerprint),
-        state_dir=tmp_path / "alice" / "sessions",
-    )
-    await session.start()
-    playing = asyncio.create_task(play_as_bot(session, "random", delay=0.05))
     resumed: TableHost | None = None
     running: asyncio.Task[Any] | None = None
     events: list[dict[str, Any]] = []

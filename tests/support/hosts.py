@@ -1,16 +1,18 @@
-"""A table host for in-process tests: its options on loopback, and a host with one guest."""
+"""A table host for in-process tests: its options on loopback, a host with one guest, and a
+host with one player played by a bot."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from localdurak.net.client import Address, ClientSession
+from localdurak.net.client import Address, ClientSession, play_as_bot
 from localdurak.net.host import HostOptions, TableHost
-from localdurak.net.identity import load_or_create
+from localdurak.net.identity import Identity, load_or_create
 
 
 def loopback(tmp_path: Path, **options: Any) -> HostOptions:
@@ -58,3 +60,35 @@ async def until_hand_decoded(guest: ClientSession, timeout: float = 60.0) -> Non
     while guest.game is None or not guest.game.hand_decoded():
         assert loop.time() < end, "no deal"
         await asyncio.sleep(0.01)
+
+
+@dataclass
+class PlayedTable:
+    """A host serving, and its player "alice" played by a bot (`table_played_by_a_bot`)."""
+
+    identity: Identity
+    host: TableHost
+    serving: asyncio.Task[None]
+    session: ClientSession
+    playing: asyncio.Task[Any]
+
+
+async def table_played_by_a_bot(
+    tmp_path: Path, *, play_delay: float, **options: Any
+) -> PlayedTable:
+    """A host of `loopback` ``options`` (its identity under ``tmp_path / "host"``) serving, and
+    a client "alice" (under ``tmp_path / "alice"``) joined and played by a random bot that
+    waits ``play_delay`` seconds between moves; the test stops and closes them."""
+    identity = load_or_create(tmp_path / "host")
+    host = TableHost(identity, loopback(tmp_path, **options))
+    await host.start()
+    serving = asyncio.create_task(host.run())
+    session = ClientSession(
+        load_or_create(tmp_path / "alice"),
+        "alice",
+        Address("127.0.0.1", host.port, identity.fingerprint),
+        state_dir=tmp_path / "alice" / "sessions",
+    )
+    await session.start()
+    playing = asyncio.create_task(play_as_bot(session, "random", delay=play_delay))
+    return PlayedTable(identity, host, serving, session, playing)
