@@ -73,6 +73,15 @@ def _advance_to_cheaters_move(g: MemoryGame, cheater: int) -> Action:
 # --- (a) a refusal of a legal step the host never refused, invented by the cheater ----------
 
 
+def _dealt(seed: int) -> MemoryGame:
+    """A 2-seat 24-card game, dealt, three steps in (under the test's patched randomness)."""
+    g = MemoryGame(2, Rules(deck=24), seed=seed, names=NAMES)
+    g.deal()
+    for _ in range(3):
+        assert g.step()
+    return g
+
+
 def test_a_invented_refusal_of_a_legal_move_does_not_blame_the_honest_host() -> None:
     """The cheater signs a legal move of his, never sends it, and gives it back as "refused"
     (refused=at, at the log's end: after all his steps, not before his seen).  The host takes
@@ -80,10 +89,7 @@ def test_a_invented_refusal_of_a_legal_move_does_not_blame_the_honest_host() -> 
     came and says the seat's word or the host's is wrong, naming nobody: the honest host is
     not called a forger."""
     with mock.patch("os.urandom", random.Random(21).randbytes):
-        g = MemoryGame(2, Rules(deck=24), seed=21, names=NAMES)
-        g.deal()
-        for _ in range(3):
-            assert g.step()
+        g = _dealt(21)
         h = g.host
         cheater = 0
         act = _advance_to_cheaters_move(g, cheater)
@@ -207,10 +213,7 @@ def test_d_a_flood_of_given_back_refusals_is_bounded() -> None:
     a few dozen would pass the audit's 64 MB limit, `record_file.MAX_BYTES`, and the audit
     deep-copies the transcript for each one)."""
     with mock.patch("os.urandom", random.Random(24).randbytes):
-        g = MemoryGame(2, Rules(deck=24), seed=24, names=NAMES)
-        g.deal()
-        for _ in range(3):
-            assert g.step()
+        g = _dealt(24)
         h = g.host
         cheater = 0
         p = g.seats[cheater]
@@ -248,10 +251,7 @@ def test_d_huge_given_back_refusals_make_the_record_unauditable(
     (past 64 MB `localdurak audit` would refuse it as no record, exit 2, naming nobody): each
     is larger than any legal step and ignored, so the record stays auditable."""
     with mock.patch("os.urandom", random.Random(26).randbytes):
-        g = MemoryGame(2, Rules(deck=24), seed=26, names=NAMES)
-        g.deal()
-        for _ in range(3):
-            assert g.step()
+        g = _dealt(26)
         h = g.host
         cheater = 0
         p = g.seats[cheater]
@@ -280,10 +280,7 @@ def test_forging_host_cannot_have_a_given_back_refusal_name_an_honest_seat() -> 
     """A host that refused an honest seat's legal step (or records one of its accepted steps
     as refused) and "takes it back" at any place it likes: the audit never names the seat."""
     with mock.patch("os.urandom", random.Random(25).randbytes):
-        g = MemoryGame(2, Rules(deck=24), seed=25, names=NAMES)
-        g.deal()
-        for _ in range(3):
-            assert g.step()
+        g = _dealt(25)
         h = g.host
         victim = 0
         act = _advance_to_cheaters_move(g, victim)
@@ -314,10 +311,7 @@ def test_c2_a_refusal_under_a_counter_a_real_step_takes_later_costs_only_the_che
     from localdurak.protocol.errors import Replayed
 
     with mock.patch("os.urandom", random.Random(27).randbytes):
-        g = MemoryGame(2, Rules(deck=24), seed=27, names=NAMES)
-        g.deal()
-        for _ in range(3):
-            assert g.step()
+        g = _dealt(27)
         h = g.host
         cheater, honest = 0, 1
         act = _advance_to_cheaters_move(g, cheater)
