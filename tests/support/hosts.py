@@ -27,6 +27,27 @@ def loopback(tmp_path: Path, **options: Any) -> HostOptions:
     return HostOptions(**(where | options))
 
 
+async def _serving(
+    tmp_path: Path, options: dict[str, Any]
+) -> tuple[Identity, TableHost, asyncio.Task[None]]:
+    """A host of `loopback` ``options`` (its identity under ``tmp_path / "host"``), started and
+    serving in this process."""
+    identity = load_or_create(tmp_path / "host")
+    host = TableHost(identity, loopback(tmp_path, **options))
+    await host.start()
+    return identity, host, asyncio.create_task(host.run())
+
+
+def _client(tmp_path: Path, name: str, host: TableHost, identity: Identity) -> ClientSession:
+    """A client ``name`` (its home under ``tmp_path / name``) for ``host``, not yet started."""
+    return ClientSession(
+        load_or_create(tmp_path / name),
+        name,
+        Address("127.0.0.1", host.port, identity.fingerprint),
+        state_dir=tmp_path / name / "sessions",
+    )
+
+
 @asynccontextmanager
 async def host_with_guest(
     tmp_path: Path, **options: Any
@@ -34,16 +55,8 @@ async def host_with_guest(
     """A host of `loopback` ``options`` running in this process (its other seats its own
     bots) and one guest joined, not yet ready (the test says when); both are closed on the
     way out."""
-    ident = load_or_create(tmp_path / "host")
-    host = TableHost(ident, loopback(tmp_path, **options))
-    await host.start()
-    run = asyncio.create_task(host.run())
-    guest = ClientSession(
-        load_or_create(tmp_path / "guest"),
-        "guest",
-        Address("127.0.0.1", host.port, ident.fingerprint),
-        state_dir=tmp_path / "guest" / "sessions",
-    )
+    ident, host, run = await _serving(tmp_path, options)
+    guest = _client(tmp_path, "guest", host, ident)
     try:
         await guest.start()
         yield host, guest
@@ -79,16 +92,8 @@ async def table_played_by_a_bot(
     """A host of `loopback` ``options`` (its identity under ``tmp_path / "host"``) serving, and
     a client "alice" (under ``tmp_path / "alice"``) joined and played by a random bot that
     waits ``play_delay`` seconds between moves; the test stops and closes them."""
-    identity = load_or_create(tmp_path / "host")
-    host = TableHost(identity, loopback(tmp_path, **options))
-    await host.start()
-    serving = asyncio.create_task(host.run())
-    session = ClientSession(
-        load_or_create(tmp_path / "alice"),
-        "alice",
-        Address("127.0.0.1", host.port, identity.fingerprint),
-        state_dir=tmp_path / "alice" / "sessions",
-    )
+    identity, host, serving = await _serving(tmp_path, options)
+    session = _client(tmp_path, "alice", host, identity)
     await session.start()
     playing = asyncio.create_task(play_as_bot(session, "random", delay=play_delay))
     return PlayedTable(identity, host, serving, session, playing)
