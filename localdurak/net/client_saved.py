@@ -26,6 +26,7 @@ from localdurak.net.client_state import (
 )
 from localdurak.net.table_store import fsync_paths
 from localdurak.protocol import snapshot
+from localdurak.protocol.table.clock import ClockView
 from localdurak.protocol.table.common import Signed
 from localdurak.protocol.table.seat import SNAPSHOT_CLASSES, SeatGame
 
@@ -116,6 +117,9 @@ class SessionSaved(SessionState):
             "refused": [list(r) for r in self._refused],
             "address": [self.address.host, self.address.port],
             "table": self.known_table,
+            # The move time the host told: a seat restarted from this save restarts the move
+            # clock from the game actions replayed to it as before (`ClockView`).
+            "clock_seconds": self._clock_view.seconds,
         }
         data = snapshot.dumps(saved, kind="session", classes=SNAPSHOT_CLASSES)
         self._save_number += 1
@@ -263,6 +267,9 @@ class SessionSaved(SessionState):
         if isinstance(saved.get("table"), str) and saved["table"]:
             self.known_table = saved["table"]
         self._pending = list(saved["pending"])
+        seconds = saved.get("clock_seconds")
+        if type(seconds) is int and seconds > 0:
+            self._clock_view = ClockView(seconds)
         self._refused.clear()
         for r in saved.get("refused", []):
             if isinstance(r, list) and len(r) == 2 and isinstance(r[0], Signed):

@@ -43,6 +43,7 @@ from localdurak.protocol.messages import (
     Message,
     PrivacyEvent,
 )
+from localdurak.protocol.table.clock import ClockView
 from localdurak.protocol.table.common import Signed
 from localdurak.protocol.table.seat import SeatGame
 
@@ -157,7 +158,9 @@ class SessionState:
         self.bytes_saved = 0
         """Bytes of saved state written (benchmarks: bytes per game)."""
         self._clock: MoveClock | None = None
-        """The move clock the host told (`Clock` events)."""
+        """The move clock the host told (`Clock` events), restarted by each game action
+        (`_clock_view`)."""
+        self._clock_view = ClockView()
         self.host_problem: str | None = None
         """Trouble on the host's side every screen shows (`Notice`: it cannot save)."""
         self.save_problem: str | None = None

@@ -48,6 +48,7 @@ from localdurak.protocol.messages import (
     TableState,
 )
 from localdurak.protocol.privacy.group import GROUP
+from localdurak.protocol.table.clock import ClockView
 from localdurak.protocol.table.common import GAME_STEPS
 from localdurak.protocol.table.host import HostGame
 
@@ -349,6 +350,8 @@ class HostCore:
         """The game's refused steps (seat, n) its journal lists (records.md)."""
         self._clock_timer: asyncio.TimerHandle | None = None
         self._clock_for: tuple[int, tuple[Any, ...]] | None = None
+        self._clock_view = ClockView()
+        """The move clock as the players show it (they restart it from each game action)."""
         self._releasing = False
         self._held = 0
         """Actions waiting for the challenge window (R-S5)."""

@@ -8,7 +8,6 @@ import logging
 import time
 from typing import Any
 
-from localdurak.game.outcome import Phase as EnginePhase
 from localdurak.net.host_core import (
     REVEAL_TIMEOUT,
     Go,
@@ -35,7 +34,8 @@ from localdurak.protocol.records import (
     journal_action,
     journal_append,
 )
-from localdurak.protocol.table.common import action_of, decode_body
+from localdurak.protocol.table.clock import Waited, waited_for
+from localdurak.protocol.table.common import GAME_STEPS, action_of, decode_body
 from localdurak.protocol.table.host import HostGame
 from localdurak.protocol.table.policy import waits_for_challenges
 
@@ -72,20 +72,22 @@ class HostMoves(HostCore):
                 self._abort(e.seat, e.reason)
             raise
         first: int | None = None
-        for m in g.accepted_log[self._logged :]:
-            self.store.journal_line(journal_append("privacy_log", m.to_json()))
+        # The step's lines in one write (three writes per action were on its relay's path).
+        lines = [journal_append("privacy_log", m.to_json()) for m in g.accepted_log[self._logged :]]
         self._logged = len(g.accepted_log)
-        for st in g.steps[self._signed :]:
-            self.store.journal_line(journal_append("privacy_signed", signed_item(st)))
+        lines += [
+            journal_append("privacy_signed", signed_item(st)) for st in g.steps[self._signed :]
+        ]
         self._signed = len(g.steps)
         if acc.action is not None:
-            self.store.journal_line(journal_action(acc.action))
+            lines.append(journal_action(acc.action))
+        self.store.journal_line("".join(lines))
         with self._one_write():
             for s, c in acc.relay:
                 ev = c.relayed(self._next_seq(), s)
                 first = first if first is not None else ev.seq
                 self._emit(ev)
-            self._update_clock()
+            self._update_clock(acted=any(c.step in GAME_STEPS for _, c in acc.relay))
         if self.phase is Phase.FORFEITED or self.phase is Phase.ABORTED:
             assert self._ending is not None
             revealed = g.privacy.t.revealed
@@ -163,45 +165,38 @@ class HostMoves(HostCore):
         envelope = entry[2] if entry is not None and len(entry) > 2 else None
         self.bots.refused(seat, bot, cmd, envelope["at"] if envelope else None)
 
-    def _waited_for(self) -> tuple[int, tuple[Any, ...]] | None:
-        """The seat the table waits for, and the state it waits in (public information):
-        the attacker at an empty table, the defender with a card to cover, else the first
-        attacker who has not passed; None before the deal is done or after the result."""
+    def _waited_for(self) -> Waited | None:
+        """The seat the table waits for, and the state it waits in (public information:
+        `clock.waited_for`); None before the deal is done, after the result, or when the
+        game is not being played (forfeited, aborted)."""
         g = self.game
-        game = g.game if g is not None else None
-        if self.phase is not Phase.PLAYING or game is None or game.result is not None:
+        if self.phase is not Phase.PLAYING or g is None:
             return None
-        table = game.table
-        state = (game.bout_number, tuple(table), tuple(game.passed), game.phase, game.defender)
-        if not table:
-            seat = game.attacker
-        elif any(d is None for _, d in table) and game.phase is not EnginePhase.TAKING:
-            seat = game.defender
-        else:
-            seat = next(
-                (
-                    s
-                    for s in game.attackers
-                    if s not in game.passed and s != game.defender and s not in game.out
-                ),
-                None,
-            )
-        return None if seat is None else (seat, state)
+        return waited_for(g.game)
 
-    def _update_clock(self) -> None:
+    def _update_clock(self, *, acted: bool = False) -> None:
         """Start the clock when the seat waited for or the state it waits in changed; tell
-        every screen (a `Clock` event).  No clock runs while a resumed host gathers what it
-        lost (`_begin_gathering`), nor against a seat that is away: its hold runs instead
-        (reading: ``--hold`` is how long a dropped player's seat is held before he
-        forfeits; the move clock is for a connected player who does not act — it forfeited
-        a player who dropped on his turn after the move time, sooner than his hold)."""
+        every screen (a `Clock` event) what it does not make of the game action itself
+        (``acted``: one was relayed; `ClockView`: each player restarts the clock from it).
+        No clock runs while a resumed host gathers what it lost (`_begin_gathering`), nor
+        against a seat that is away: its hold runs instead (reading: ``--hold`` is how long a
+        dropped player's seat is held before he forfeits; the move clock is for a connected
+        player who does not act — it forfeited a player who dropped on his turn after the
+        move time, sooner than his hold)."""
         if self.o.move_time <= 0 or self.store.replaying:
             return
-        waited = None if self._gathering else self._waited_for()
+        view = self._clock_view
+        public = self._waited_for()
+        derived = acted and view.acted(public)
+        waited = None if self._gathering else public
         held = self._gathering
         if waited is not None and self.seats[waited[0]].away_since is not None:
             waited, held = None, True
         if waited == self._clock_for:
+            if derived:
+                # The players restarted a clock this one did not (they do not know it is
+                # held): say how it is.
+                self._tell_clock(public)
             return
         running = self._clock_for is not None
         if self._clock_timer is not None:
@@ -209,13 +204,23 @@ class HostMoves(HostCore):
             self._clock_timer = None
         self._clock_for = waited
         if waited is None:
-            if held and running:
+            if (held and running) or (derived and view.seat is not None):
                 # Its countdown off every screen: nobody's clock runs now.
-                self._emit(Clock(seq=self._next_seq(), seat=None, seconds=0))
+                self._tell_clock(public)
             return
-        seat = waited[0]
+        seconds = round(self.o.move_time)
         self._clock_timer = self._post_later(self.o.move_time, lambda: self._clock_out(waited))
-        self._emit(Clock(seq=self._next_seq(), seat=seat, seconds=round(self.o.move_time)))
+        if derived and view.seat == waited[0] and view.seconds == seconds:
+            return  # every player restarted it from the action, for the same seconds
+        self._tell_clock(public)
+
+    def _tell_clock(self, public: Waited | None) -> None:
+        """A `Clock` event: the clock that runs now (with the whole move time, which the
+        players take for the restarts they make themselves), or none."""
+        seat = None if self._clock_for is None else self._clock_for[0]
+        seconds = 0 if seat is None else round(self.o.move_time)
+        self._clock_view.told(seat, seconds, public)
+        self._emit(Clock(seq=self._next_seq(), seat=seat, seconds=seconds))
 
     def _stop_clock(self) -> None:
         if self._clock_timer is not None:

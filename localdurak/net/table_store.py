@@ -241,7 +241,8 @@ class TableStore:
         self.journal_line(header)
 
     def journal_line(self, line: str) -> None:
-        if self._journal is not None and not self.replaying:
+        """Append ``line`` (one journal line or several, written and flushed at once)."""
+        if line and self._journal is not None and not self.replaying:
             try:
                 self._journal.write(line)
                 self._journal.flush()

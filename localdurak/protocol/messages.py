@@ -61,18 +61,24 @@ from localdurak.protocol.schema import (
     schema,
 )
 
-PROTOCOL_VERSION: Final = 4
+PROTOCOL_VERSION: Final = 5
 """The version this code speaks.  Raise it for any change an older peer would misread.
 2: every signed step binds the signed setup (`localdurak.protocol.signing.setup_digest`).
 3: signed under `localdurak.protocol.signing.ACTION_DOMAIN` (``localdurak-action/2``: the host
 takes a seat's steps in the order of its counter).
 4: shuffle stages carry second-version proofs of shuffle (privacy/shuffle.py: the chain's
-links proven as one combination), which a version 3 peer cannot read."""
+links proven as one combination), which a version 3 peer cannot read.
+5: a game action restarts the move clock on every player's screen without a `Clock` event
+(`localdurak.protocol.table.clock`); a version 4 player would wait for one."""
 
-MIN_PROTOCOL_VERSION: Final = 4
-"""The oldest version this code still speaks (a version 3 peer would refuse our proofs of
-shuffle and name an honest shuffler; a version 2 peer signs under the older domain, whose
-signatures a version 3 peer does not accept; a version 1 peer's bind no setup)."""
+MIN_PROTOCOL_VERSION: Final = 5
+"""The oldest version this code still speaks.  reading: a version 4 player misreads only the
+move clock's countdown (it would go on showing the seat waited for before each action), but
+that is "misread" all the same, and speaking both would mean a `Clock` after every action for
+some players and not others: so it is refused as too old, as the versions before (a version 3
+peer would refuse our proofs of shuffle and name an honest shuffler; a version 2 peer signs
+under the older domain, whose signatures a version 3 peer does not accept; a version 1 peer's
+bind no setup)."""
 
 FEATURES: Final[frozenset[str]] = frozenset({"privacy-sra/1", "resume/1", "bots/1"})
 """Optional abilities this side offers; the session uses the intersection of both sides'."""

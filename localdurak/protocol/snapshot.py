@@ -223,7 +223,12 @@ class _Encoder:
             out: list[Any] = [DICT]
             put = out.append
             for k, v in o.items():
-                put(k if type(k) is str else enc(k))
+                # Keys as values: a seat's dicts are keyed by positions and points.
+                put(
+                    k
+                    if (tk := type(k)) in plain or (tk is int and _INT_MIN <= k <= _INT_MAX)
+                    else enc(k)
+                )
                 put(
                     v
                     if (tv := type(v)) in plain or (tv is int and _INT_MIN <= v <= _INT_MAX)

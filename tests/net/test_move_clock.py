@@ -6,6 +6,7 @@ before this a connected but silent player stalled the table for ever."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -130,3 +131,64 @@ async def test_a_player_who_drops_on_his_turn_is_held_not_clocked(tmp_path: Path
     away = next(k for k, e in enumerate(host.events) if getattr(e, "connected", None) is False)
     # Every screen was told that no clock runs for it any more.
     assert any(isinstance(e, Clock) and e.seat is None for e in host.events[away:])
+
+
+async def test_every_screen_restarts_the_clock_from_the_action_without_a_clock_event(
+    tmp_path: Path,
+) -> None:
+    """A game action restarts the move clock on every screen by itself (docs/protocol.md §5,
+    "The move clock"): the host sends the game's first `Clock` and no other, and after every
+    event the player's screen names the seat the host's own clock runs for, counted afresh
+    at the game actions.  (The host sent a `Clock` after every action: one more event per
+    action for every player to read and handle.)"""
+    from localdurak.net.client import play_as_bot
+    from localdurak.protocol.messages import Clock, PrivacyEvent
+    from tests.support.hosts import host_with_guest
+
+    async with host_with_guest(
+        tmp_path,
+        name="Derived",
+        seats=3,
+        bots=2,
+        bot_level="random",
+        rules=Rules(deck=24),
+        move_time=60.0,
+    ) as (host, guest):
+        hosts: list[tuple[int, int | None]] = []
+        screens: dict[int, MoveClock | None] = {}
+        update, handle = host._update_clock, guest._handle
+
+        def host_clock(*, acted: bool = False) -> None:
+            update(acted=acted)
+            running = host._clock_for
+            hosts.append((host.seq, None if running is None else running[0]))
+
+        async def screen(m: Any) -> None:
+            await handle(m)
+            if guest.last_seq is not None:
+                screens[guest.last_seq] = guest.move_clock
+
+        host._update_clock = host_clock  # type: ignore[method-assign]
+        guest._handle = screen  # type: ignore[method-assign]
+        bot = asyncio.create_task(play_as_bot(guest, "random", delay=0.01))
+        try:
+            async with asyncio.timeout(120):
+                while not guest.results:
+                    await asyncio.wait_for(guest.wait_changed(), 60)
+        finally:
+            bot.cancel()
+    actions = [
+        e.seq for e in host.events if isinstance(e, PrivacyEvent) and e.step in ("play", "act")
+    ]
+    clocks = [e for e in host.events if isinstance(e, Clock)]
+    assert len(actions) > 10 and len(clocks) == 1 and clocks[0].seconds == 60
+    assert clocks[0].seq < actions[0]
+    checked = [(seq, seat) for seq, seat in hosts if seq in screens]
+    assert len(checked) >= len(actions)
+    for seq, seat in checked:
+        shown = screens[seq]
+        assert (None if shown is None else shown.seat) == seat, (seq, seat, shown)
+    # Counted afresh: each game action's deadline is later than the one before it.
+    deadlines = [c.deadline for a in actions if (c := screens.get(a)) is not None]
+    assert len(deadlines) >= len(actions) - 1
+    assert all(b > a for a, b in itertools.pairwise(deadlines))

@@ -27,6 +27,8 @@ from localdurak.net.identity import EphemeralKey, load_or_create
 from localdurak.protocol import snapshot
 from localdurak.protocol.messages import GameOver, GameStarted
 from localdurak.protocol.privacy.audit import audit
+from localdurak.protocol.privacy.transcript import DECK_TABLES
+from localdurak.protocol.table import seat as seat_module
 from localdurak.protocol.table.seat import SNAPSHOT_CLASSES, SeatGame
 from tests.support.hosts import loopback
 from tests.support.net_play import MemoryGame
@@ -60,6 +62,48 @@ def test_a_seat_mid_game_round_trips_and_plays_on() -> None:
     restored = SeatGame.thaw(data, g.keys[s], os.urandom)
     assert restored.view() == g.seats[s].view()
     g.seats[s] = restored
+    g.play_out()
+    assert g.host.game is not None and g.host.game.result is not None
+    assert all(p.result() == g.host.game.result for p in g.seats)
+
+
+def test_a_seat_s_save_leaves_out_the_deck_s_tables_and_reads_them_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The deck's cards, their points and the card of each point follow from the setup: a
+    seat's save leaves them out (a third of the objects it encoded at every save), a seat
+    thawed from it has them as before, and a save that holds them (as the version before
+    wrote it) reads as well."""
+    g = MemoryGame(3, Rules(deck=36), seed=4)
+    g.deal()
+    for _ in range(6):
+        g.step()
+    seat = g.seats[0]
+    t = seat.player.t
+    tables = {name: getattr(t, name) for name in DECK_TABLES}
+    data = seat.freeze()
+    assert {name: getattr(t, name) for name in DECK_TABLES} == tables  # put back
+
+    head, tree = msgpack.unpackb(data, raw=False, strict_map_key=False)
+    fields: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, list) and node:
+            if node[0] == snapshot.OBJ and head["classes"][node[1]] == "Transcript":
+                fields.extend(node[2::2])
+            for x in node[1:]:
+                walk(x)
+
+    walk(tree)
+    assert "schedule" in fields and not set(DECK_TABLES) & set(fields)
+    monkeypatch.setattr(seat_module, "DECK_TABLES", ())  # saved as the version before did
+    older = seat.freeze()
+    monkeypatch.undo()
+    assert len(older) > len(data)
+    for saved in (data, older):
+        back = SeatGame.thaw(saved, g.keys[0], os.urandom).player.t
+        assert {name: getattr(back, name) for name in DECK_TABLES} == tables
+    g.seats[0] = SeatGame.thaw(data, g.keys[0], os.urandom)
     g.play_out()
     assert g.host.game is not None and g.host.game.result is not None
     assert all(p.result() == g.host.game.result for p in g.seats)

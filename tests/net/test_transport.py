@@ -214,7 +214,11 @@ async def read_error(reader: asyncio.StreamReader) -> m.Error:
             "too old",
         ),
         (
-            encode_frame(m.message_to_wire(m.Hello(version=9, min_version=9))),
+            encode_frame(
+                m.message_to_wire(
+                    m.Hello(version=m.PROTOCOL_VERSION + 4, min_version=m.PROTOCOL_VERSION + 4)
+                )
+            ),
             ErrorCode.TOO_NEW,
             "too new",
         ),
@@ -252,7 +256,7 @@ async def test_version_errors_raise_on_the_client(tmp_path: Path) -> None:
     h.server = await tr.serve(h.ident, h.on_channel, host="127.0.0.1", port=0)
     try:
         ch = await tr.connect("127.0.0.1", h.port, fingerprint=h.ident.fingerprint)
-        await ch.send(m.Hello(version=7, min_version=5))
+        await ch.send(m.Hello(version=m.PROTOCOL_VERSION + 3, min_version=m.PROTOCOL_VERSION + 1))
         # Read by the client's player: it is the host that must update (the text
         # was written from the host's side, "update this program", and shown as-is).
         with pytest.raises(VersionTooNew, match="the host must update"):

@@ -185,6 +185,10 @@ def blamed(seat: int, kind: str) -> Iterator[None]:
         raise RemoteProtocolError(seat, f"{kind} out of its step: {e}") from None
 
 
+DECK_TABLES = ("deck", "deck_points", "_in_deck")
+"""A transcript's tables that follow from its setup alone (`Transcript._deck_tables`)."""
+
+
 class Transcript:
     """The public state of one game under card privacy, built from accepted messages."""
 
@@ -192,6 +196,12 @@ class Transcript:
     """`next_unverified`'s cursor: (batch, chunk) before which all is verified."""
     deferred_plays: list[tuple[int, int, Card, Context, bytes]]
     """Card proofs `accept` was asked to defer: (seat, position, card, context, proof)."""
+
+    def _deck_tables(self, setup: Setup) -> None:
+        """The deck's cards, their points and the card of each point (`DECK_TABLES`)."""
+        self.deck = deck_cards(setup.deck_size)
+        self.deck_points: tuple[Point, ...] = tuple(CARD_POINTS[c] for c in self.deck)
+        self._in_deck = {CARD_POINTS[c]: c for c in self.deck}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         state.setdefault("deferred_plays", [])  # saved by a version that deferred nothing
@@ -201,14 +211,14 @@ class Transcript:
         state.setdefault("legacy_shuffles", False)
         state.setdefault("keep_evidence", True)
         self.__dict__.update(state)
+        if "deck" not in state:  # a seat's save leaves them out (`DECK_TABLES`)
+            self._deck_tables(self.setup)
 
     def __init__(self, setup: Setup) -> None:
         self.setup = setup
         n = setup.seats
         self.schedule = Schedule(setup)
-        self.deck = deck_cards(setup.deck_size)
-        self.deck_points: tuple[Point, ...] = tuple(CARD_POINTS[c] for c in self.deck)
-        self._in_deck = {CARD_POINTS[c]: c for c in self.deck}
+        self._deck_tables(setup)
         self.nonces: list[bytes | None] = [None] * n
         self.game_id: bytes | None = None
         self.keys: list[Point | None] = [None] * n

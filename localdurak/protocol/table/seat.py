@@ -44,6 +44,7 @@ from localdurak.protocol.privacy.messages import (
     Return,
 )
 from localdurak.protocol.privacy.roles import Player
+from localdurak.protocol.privacy.transcript import DECK_TABLES
 from localdurak.protocol.signing import action_payload, verify_action
 from localdurak.protocol.table.common import (
     GAME_STEPS,
@@ -439,9 +440,13 @@ class SeatGame:
         actions: list[Action] = []
         if self.game is not None:
             actions, self.game.log = self.game.log, []
+        # The deck's tables follow from the setup (`Transcript.__setstate__` makes them
+        # again): a third of the objects a seat's save encoded.
+        tables = {name: t.__dict__.pop(name) for name in DECK_TABLES}
         try:
             return snapshot.dumps(self, kind="seat", classes=SNAPSHOT_CLASSES)
         finally:
+            t.__dict__.update(tables)
             self.signer = signer
             self.player._rng = rng
             self.player.t.log = log
