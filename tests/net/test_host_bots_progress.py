@@ -124,11 +124,11 @@ async def test_all_bot_tables_finish_every_game(seats: int, delay: float, tmp_pa
 async def test_thousands_of_all_bot_games_never_freeze(seats: int, tmp_path: Path) -> None:
     """The big form: ``LOCALDURAK_BOT_GAMES`` games per seat count and delay, every delay of
     `DELAYS`; 52 cards at five and six seats.  CI plays every seat count and delay within its
-    15 minutes: 2 games a series (a game after a game) up to four seats, 1 at five and six,
-    whose 52-card games take the longest; ``LOCALDURAK_BOT_GAMES=500 pytest -m slow --timeout 0
-    tests/net/test_host_bots_progress.py`` plays the thousands (5 seat counts × 4 delays ×
-    500)."""
-    games = int(os.environ.get("LOCALDURAK_BOT_GAMES", "2" if seats <= 4 else "1"))
+    15 minutes, 1 game a series (`test_all_bot_tables_finish_every_game` plays a game after a
+    game at two and three seats and every delay); ``LOCALDURAK_BOT_GAMES=500 pytest -m slow
+    --timeout 0 tests/net/test_host_bots_progress.py`` plays the thousands (5 seat counts × 4
+    delays × 500)."""
+    games = int(os.environ.get("LOCALDURAK_BOT_GAMES", "1"))
     identity = load_or_create(tmp_path / "home")
     for delay in DELAYS:
         await play_series(
