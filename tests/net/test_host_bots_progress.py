@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import os
 import time
 from pathlib import Path
@@ -80,6 +81,9 @@ async def play_series(
         )
     await task
     assert len(host.results) == games
+    for info in host.results:  # every game finished as a game: recorded, and clean
+        assert info["record"] is not None, info
+        assert json.loads(Path(info["record"]).read_text())["audit"] == "clean", info
     return host
 
 
