@@ -45,6 +45,7 @@ from localdurak.protocol.messages import (
 )
 from localdurak.protocol.table.clock import ClockView
 from localdurak.protocol.table.common import Signed
+from localdurak.protocol.table.host import REFUSALS_BACK
 from localdurak.protocol.table.seat import SeatGame
 
 log = logging.getLogger("localdurak.net.client")
@@ -74,8 +75,9 @@ HOST_GONE_S = 6 * 3600.0
 """How long a client keeps trying to reach a host that vanished during a game (reading: a
 seat that could not rejoin because the host stopped is never forfeited; a person quits with
 q meanwhile, a script stops its process)."""
-RECENT_REFUSED = 8
-"""Our refused steps a session keeps (`SessionState._refused`)."""
+RECENT_REFUSED = REFUSALS_BACK
+"""Our refused steps a session keeps (`SessionState._refused`): as many as a resumed host
+takes back from a seat."""
 RECENT_STEPS = 64
 """Relayed steps a session keeps to give back to a host that lost the last frames of its
 log (the docs allow 50 ms of a table's lines lost in a power cut: a few steps)."""

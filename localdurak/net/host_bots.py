@@ -32,6 +32,7 @@ from localdurak.protocol.messages import (
     message_to_wire,
 )
 from localdurak.protocol.table.common import GAME_STEPS, Signed
+from localdurak.protocol.table.host import REFUSALS_BACK
 from localdurak.protocol.table.seat import SNAPSHOT_CLASSES, SeatGame
 
 if TYPE_CHECKING:
@@ -49,8 +50,9 @@ RECENT_SEEN = 6
 """Relayed steps a bot's saved seat keeps (`BotSeat.recent`)..."""
 RECENT_BYTES = 1000
 """... of at most this size each (its saved seat stays small: test_saved_state.py)."""
-RECENT_REFUSED = 8
-"""A bot's own refused steps its saved seat keeps (`BotSeat.refused`)."""
+RECENT_REFUSED = REFUSALS_BACK
+"""A bot's own refused steps its saved seat keeps (`BotSeat.refused`): as many as a resumed
+host takes back from a seat."""
 BOT_REST = 0.2
 """Seconds a host bot waits after the host refused one of its steps."""
 

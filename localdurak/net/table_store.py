@@ -282,13 +282,19 @@ class TableStore:
 
     def write_state(self, state: dict[str, Any]) -> None:
         """What `resume` needs besides the event log: the table's options and the bots' keys.
-        Raises OSError (the caller decides)."""
+        On the disk before it returns (fsynced, renamed, its folder fsynced): written only at
+        a game's start, a pause and a game's end, and a power cut that took it would take the
+        bots' keys (no resume) or a pause's ``paused_at``.  Raises OSError (the caller
+        decides)."""
         path = self.state_dir / STATE_FILE
         tmp = path.with_suffix(".tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(state, f)
+            f.flush()
+            os.fsync(f.fileno())
         tmp.replace(path)
+        fsync_paths([path])
 
     # --- the disk ----------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import pickle
 import random
@@ -375,3 +376,28 @@ async def test_the_state_folder_stays_flat_across_a_series(tmp_path: Path) -> No
 
 def _folder(path: Path) -> int:
     return sum(p.stat().st_size for p in path.iterdir() if p.is_file())
+
+
+def test_the_table_state_is_on_the_disk_before_write_state_returns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The table's state (the bots' keys, a pause's ``paused_at``) is fsynced and so is its
+    folder: written without it, a power cut could leave the rename and lose the contents,
+    and the resumed host then admitted give-backs as after a crash, or had no bots' keys."""
+    from localdurak.net import table_store
+
+    synced: list[str] = []
+    real = os.fsync
+
+    def fsync(fd: int) -> None:
+        synced.append(os.path.realpath(f"/proc/self/fd/{fd}"))
+        real(fd)
+
+    monkeypatch.setattr(table_store.os, "fsync", fsync)
+    store = table_store.TableStore(tmp_path / "state", tmp_path / "records")
+    store.state_dir.mkdir()
+    store.write_state({"paused_at": 7})
+    state = (store.state_dir / table_store.STATE_FILE).resolve()
+    assert str(state.with_suffix(".tmp")) in synced  # the contents, before the rename
+    assert str(store.state_dir.resolve()) in synced  # the rename
+    assert json.loads(state.read_text()) == {"paused_at": 7}
