@@ -121,6 +121,9 @@ class HostMoves(HostCore):
             return False
         self.on_event({"event": "challenge_window", "seat": seat, "seconds": window})
         self._held += 1
+        # The seat acted in time: no clock runs while the table holds its action (it ran on
+        # and forfeited a seat that closed a bout in its last `window` seconds).
+        self._update_clock()
         # Everybody sees the window open (their screens say challenges are still taken).
         self._emit(Closing(seq=self._next_seq(), seat=seat, open=True, window=int(window * 1000)))
         self._post_later(window, lambda: self._release(seat, cmd, peer))
@@ -143,6 +146,9 @@ class HostMoves(HostCore):
             self._releasing = False
             if not self._held and self.game is not None:
                 self._emit(Closing(seq=self._next_seq(), seat=seat, open=False))
+                # The clock again for whoever the table waits for (when the held action was
+                # taken, it has started already: this changes nothing).
+                self._update_clock()
         if peer is not None:
             peer.push(Ack(re=cmd.id, seq=seq))
 
@@ -179,6 +185,7 @@ class HostMoves(HostCore):
         every screen (a `Clock` event) what it does not make of the game action itself
         (``acted``: one was relayed; `ClockView`: each player restarts the clock from it).
         No clock runs while a resumed host gathers what it lost (`_begin_gathering`), nor
+        while an action that closes the bout waits for challenges (R-S5, `_hold_back`), nor
         against a seat that is away: its hold runs instead (reading: ``--hold`` is how long a
         dropped player's seat is held before he forfeits; the move clock is for a connected
         player who does not act — it forfeited a player who dropped on his turn after the
@@ -188,8 +195,8 @@ class HostMoves(HostCore):
         view = self._clock_view
         public = self._waited_for()
         derived = acted and view.acted(public)
-        waited = None if self._gathering else public
-        held = self._gathering
+        held = self._gathering or self._held > 0  # R-S5: an action held for challenges
+        waited = None if held else public
         if waited is not None and self.seats[waited[0]].away_since is not None:
             waited, held = None, True
         if waited == self._clock_for:
@@ -232,7 +239,7 @@ class HostMoves(HostCore):
         if self._clock_for != waited or self._waited_for() != waited:
             return  # it acted meanwhile
         seat = waited[0]
-        if self._gathering or self.seats[seat].away_since is not None:
+        if self._gathering or self._held or self.seats[seat].away_since is not None:
             return  # held, not clocked (`_update_clock`)
         self.on_event({"event": "move_time", "seat": seat, "seconds": self.o.move_time})
         self._forfeit(seat, on_clock=True)

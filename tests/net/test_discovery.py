@@ -139,6 +139,7 @@ def test_lan_addresses_skip_loopback_link_local_virtual_and_broken(
 
 
 async def test_advertising_off_or_impossible_never_raises(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(dm.NO_MDNS_ENV, raising=False)  # each case below sets its own
     ad = dm.TableAd("T", FP, 1234)
     async with dm.Advertiser(ad, enabled=False) as adv:
         assert not adv.active and adv.problem == "advertising is turned off"

@@ -192,3 +192,52 @@ async def test_every_screen_restarts_the_clock_from_the_action_without_a_clock_e
     deadlines = [c.deadline for a in actions if (c := screens.get(a)) is not None]
     assert len(deadlines) >= len(actions) - 1
     assert all(b > a for a, b in itertools.pairwise(deadlines))
+
+
+async def test_no_clock_runs_while_an_action_is_held_for_challenges(tmp_path: Path) -> None:
+    """R-S5: in cheating mode an action that closes the bout is held for the challenge window.
+    The seat acted in time, so no move clock runs meanwhile, on the host or on any screen;
+    before this a seat that closed a bout in its last `window` seconds was forfeited on the
+    move clock while the table held its action (found by a reviewer attacking the clock)."""
+    from localdurak.net.client import play_as_bot
+    from localdurak.protocol.messages import Closing
+    from tests.support.hosts import host_with_guest
+
+    events: list[dict[str, Any]] = []
+    async with host_with_guest(
+        tmp_path,
+        name="Window",
+        seats=2,
+        bots=1,
+        bot_level="random",
+        rules=Rules(deck=24, cheating=True),
+        move_time=1.0,
+        challenge_window=2.5,
+        hold=30.0,
+    ) as (host, guest):
+        on_event, handle = host.on_event, guest._handle
+        held_screens: list[MoveClock | None] = []
+
+        def spy(e: dict[str, Any]) -> None:
+            events.append(e)
+            on_event(e)
+
+        async def screen(m: Any) -> None:
+            await handle(m)
+            if isinstance(m, Closing) and m.open:
+                held_screens.append(guest.move_clock)
+
+        host.on_event = spy  # type: ignore[method-assign]
+        guest._handle = screen  # type: ignore[method-assign]
+        bot = asyncio.create_task(play_as_bot(guest, "random", delay=0.01))
+        try:
+            async with asyncio.timeout(120):
+                while not guest.results:
+                    await asyncio.wait_for(guest.wait_changed(), 60)
+        finally:
+            bot.cancel()
+    kinds = [e.get("event") for e in events]
+    assert kinds.count("challenge_window") >= 2, kinds  # each held for 2.5 s > the move time
+    assert "move_time" not in kinds and "forfeit" not in kinds, kinds
+    assert held_screens and all(c is None for c in held_screens), held_screens
+    assert guest.results[0].forfeit is None, guest.results
