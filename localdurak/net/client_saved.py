@@ -86,7 +86,13 @@ class SessionSaved(SessionState):
         off the loop, coalesced (`_sync_soon`)."""
         job = self._snapshot()
         if job is not None:
-            self._written(job, self._put(job))
+            error = self._put(job)
+            if error is None and self._save_timer is not None:
+                # It holds all that a save after a game action would (`_save_later`): one
+                # save fewer, half a second later, amid the next bout's first actions.
+                self._save_timer.cancel()
+                self._save_timer = None
+            self._written(job, error)
 
     def _save_soon(self) -> None:
         """The snapshot taken now, on the loop; the file written by a thread, in order with

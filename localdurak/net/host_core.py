@@ -408,10 +408,10 @@ class HostCore:
             del self.events[:drop]
         self.store.append_event(event)
         actor = event.seat if isinstance(event, PrivacyEvent) else None
-        # A game action is written to the other players at once (inside `_one_write`, with
-        # the move clock's event it started): what the host does after it (its bots'
-        # replicas, the rest of the command) is not between it and them (benchmarks/net.py:
-        # the action latency).  Other events go in one write at the end of the loop's turn
+        # A game action is written to the other players at once (at the end of
+        # `_one_write`): what the host does after it (its bots' replicas, the move clock, the
+        # rest of the command) is not between it and them (benchmarks/net.py: the action
+        # latency).  Other events go in one write at the end of the loop's turn
         # (the deal's bursts).
         now = isinstance(event, PrivacyEvent) and event.step in GAME_STEPS
         for s, slot in enumerate(self.seats):
@@ -435,12 +435,11 @@ class HostCore:
 
     @contextlib.contextmanager
     def _one_write(self) -> Iterator[None]:
-        """The events emitted meanwhile (a command's relayed steps, then the move clock's
-        event they started) go to each other player in one write at the end, and only then
-        to the host's own seats (and the timing lines), in their order.  The clock's event
-        used to follow the action in a write of its own: every player woke, read and
-        decoded twice per action (benchmarks/net.py --game: the action latency at 4
-        players)."""
+        """The events emitted meanwhile (a command's relayed steps) go to each other player
+        in one write at the end, and only then to the host's own seats (and the timing
+        lines), in their order.  (The move clock's event followed every action in a write of
+        its own: every player woke, read and decoded twice per action, benchmarks/net.py
+        --game at 4 players; the players now restart the clock from the action themselves.)"""
         if self._held_events is not None:
             yield  # already inside one
             return

@@ -87,7 +87,9 @@ class HostMoves(HostCore):
                 ev = c.relayed(self._next_seq(), s)
                 first = first if first is not None else ev.seq
                 self._emit(ev)
-            self._update_clock(acted=any(c.step in GAME_STEPS for _, c in acc.relay))
+        # After the relay is written: the players restart the move clock from the action
+        # themselves, and a `Clock` it still takes (a seat away) follows on its own.
+        self._update_clock(acted=any(c.step in GAME_STEPS for _, c in acc.relay))
         if self.phase is Phase.FORFEITED or self.phase is Phase.ABORTED:
             assert self._ending is not None
             revealed = g.privacy.t.revealed

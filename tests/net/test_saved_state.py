@@ -223,6 +223,38 @@ def test_a_seat_is_saved_to_two_files_in_turn_and_a_torn_save_leaves_the_one_bef
     assert again.last_seq == 13
 
 
+async def test_a_save_before_a_step_is_sent_stands_for_the_save_after_an_action(
+    tmp_path: Path,
+) -> None:
+    """The save after a game action waits for a quiet moment (`SAVE_LATER_S`); a save made
+    meanwhile before a step is sent (a refill's strips) holds all it would, so it is not
+    made again half a second later, amid the next bout's first actions."""
+    from localdurak.net.client_state import SAVE_LATER_S
+
+    s = ClientSession(
+        load_or_create(tmp_path / "me"),
+        "Me",
+        Address("127.0.0.1", 1, "ab" * 32),
+        state_dir=tmp_path / "saved",
+    )
+    s.my_seat, s.last_seq = 1, 10
+    s._save_later()  # after our action
+    s.last_seq = 11
+    s.save()  # before our strips
+    await asyncio.sleep(SAVE_LATER_S + 0.2)
+    first = s.saved_path()
+    assert first is not None
+    assert first.is_file() and not first.with_name(first.name + ".b").exists()  # one save
+    back = ClientSession(
+        load_or_create(tmp_path / "me"),
+        "Me",
+        Address("127.0.0.1", 1, "ab" * 32),
+        state_dir=tmp_path / "saved",
+    )
+    back.restore()
+    assert back.last_seq == 11
+
+
 def test_a_seat_saved_by_the_version_before_is_read_and_kept_until_a_newer_save(
     tmp_path: Path,
 ) -> None:
