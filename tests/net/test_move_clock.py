@@ -133,6 +133,19 @@ async def test_a_player_who_drops_on_his_turn_is_held_not_clocked(tmp_path: Path
     assert any(isinstance(e, Clock) and e.seat is None for e in host.events[away:])
 
 
+async def _played_by_a_bot_to_the_end(guest: ClientSession) -> None:
+    """The guest's seat played by a random bot until its game is over."""
+    from localdurak.net.client import play_as_bot
+
+    bot = asyncio.create_task(play_as_bot(guest, "random", delay=0.01))
+    try:
+        async with asyncio.timeout(120):
+            while not guest.results:
+                await asyncio.wait_for(guest.wait_changed(), 60)
+    finally:
+        bot.cancel()
+
+
 async def test_every_screen_restarts_the_clock_from_the_action_without_a_clock_event(
     tmp_path: Path,
 ) -> None:
@@ -141,7 +154,6 @@ async def test_every_screen_restarts_the_clock_from_the_action_without_a_clock_e
     event the player's screen names the seat the host's own clock runs for, counted afresh
     at the game actions.  (The host sent a `Clock` after every action: one more event per
     action for every player to read and handle.)"""
-    from localdurak.net.client import play_as_bot
     from localdurak.protocol.messages import Clock, PrivacyEvent
     from tests.support.hosts import host_with_guest
 
@@ -170,13 +182,7 @@ async def test_every_screen_restarts_the_clock_from_the_action_without_a_clock_e
 
         host._update_clock = host_clock  # type: ignore[method-assign]
         guest._handle = screen  # type: ignore[method-assign]
-        bot = asyncio.create_task(play_as_bot(guest, "random", delay=0.01))
-        try:
-            async with asyncio.timeout(120):
-                while not guest.results:
-                    await asyncio.wait_for(guest.wait_changed(), 60)
-        finally:
-            bot.cancel()
+        await _played_by_a_bot_to_the_end(guest)
     actions = [
         e.seq for e in host.events if isinstance(e, PrivacyEvent) and e.step in ("play", "act")
     ]
@@ -199,7 +205,6 @@ async def test_no_clock_runs_while_an_action_is_held_for_challenges(tmp_path: Pa
     The seat acted in time, so no move clock runs meanwhile, on the host or on any screen;
     before this a seat that closed a bout in its last `window` seconds was forfeited on the
     move clock while the table held its action (found by a reviewer attacking the clock)."""
-    from localdurak.net.client import play_as_bot
     from localdurak.protocol.messages import Closing
     from tests.support.hosts import host_with_guest
 
@@ -229,13 +234,7 @@ async def test_no_clock_runs_while_an_action_is_held_for_challenges(tmp_path: Pa
 
         host.on_event = spy  # type: ignore[method-assign]
         guest._handle = screen  # type: ignore[method-assign]
-        bot = asyncio.create_task(play_as_bot(guest, "random", delay=0.01))
-        try:
-            async with asyncio.timeout(120):
-                while not guest.results:
-                    await asyncio.wait_for(guest.wait_changed(), 60)
-        finally:
-            bot.cancel()
+        await _played_by_a_bot_to_the_end(guest)
     kinds = [e.get("event") for e in events]
     assert kinds.count("challenge_window") >= 2, kinds  # each held for 2.5 s > the move time
     assert "move_time" not in kinds and "forfeit" not in kinds, kinds
