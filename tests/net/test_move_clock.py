@@ -232,7 +232,7 @@ async def test_no_clock_runs_while_an_action_is_held_for_challenges(tmp_path: Pa
             if isinstance(m, Closing) and m.open:
                 held_screens.append(guest.move_clock)
 
-        host.on_event = spy  # type: ignore[method-assign]
+        host.on_event = spy
         guest._handle = screen  # type: ignore[method-assign]
         await _played_by_a_bot_to_the_end(guest)
     kinds = [e.get("event") for e in events]
