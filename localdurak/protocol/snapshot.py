@@ -10,10 +10,10 @@ list (`ALLOWED_MODULES` plus what the caller names), by their names, without cal
 references come back shared (``[REF, n]``).
 
 An old pickle is refused with a message (`SnapshotError`), never loaded; so is a snapshot of
-another `VERSION`.  No I/O here (the layer is sans-I/O): `net.table_store.write_atomic`
-writes a bot's snapshot to a temporary file renamed over the old one, and a client writes
-its seat's over the older of two files (`net.client_saved`), so a whole snapshot is always
-on disk, never an append log.
+a version this one does not read (`READS`).  No I/O here (the layer is sans-I/O):
+`net.table_store.write_atomic` writes a bot's snapshot to a temporary file renamed over the
+old one, and a client writes its seat's over the older of two files (`net.client_saved`), so
+a whole snapshot is always on disk, never an append log.
 """
 
 from __future__ import annotations
@@ -28,7 +28,12 @@ from typing import Any
 import msgpack
 
 FORMAT = "localdurak-snapshot"
-VERSION = 1
+VERSION = 2
+"""What this version writes.  2: a seat's transcript without the deck's tables (they follow
+from its setup, `privacy.transcript.DECK_TABLES`); a version that reads only 1 would take a
+2 for whole and break at its first card, so it refuses it with its message instead."""
+READS = (1, 2)
+"""What this version reads: 1 is 2 with the deck's tables in every transcript."""
 
 ALLOWED_MODULES = (
     "localdurak.game.actions",
@@ -412,10 +417,11 @@ def loads(data: bytes, *, kind: str, classes: Iterable[type[Any]] = ()) -> Any:
         raise SnapshotError(f"not a saved state ({e})") from None
     if not isinstance(head, dict) or head.get("format") != FORMAT:
         raise SnapshotError("not a Local Durak saved state")
-    if head.get("version") != VERSION:
+    version = head.get("version")
+    if type(version) is not int or version not in READS:
         raise SnapshotError(
-            f"saved by another version of Local Durak (format {head.get('version')}, "
-            f"this one reads {VERSION})"
+            f"saved by another version of Local Durak (format {version!r}, "
+            f"this one reads {', '.join(map(str, READS))})"
         )
     if head.get("kind") != kind:
         raise SnapshotError(f"a saved {head.get('kind')!r}, not a {kind!r}")

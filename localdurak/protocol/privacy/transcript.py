@@ -211,7 +211,9 @@ class Transcript:
         state.setdefault("legacy_shuffles", False)
         state.setdefault("keep_evidence", True)
         self.__dict__.update(state)
-        if "deck" not in state:  # a seat's save leaves them out (`DECK_TABLES`)
+        if any(name not in state for name in DECK_TABLES):
+            # A seat's save leaves them out; all of them again (they follow from the setup),
+            # so that a save with only some of them is whole too.
             self._deck_tables(self.setup)
 
     def __init__(self, setup: Setup) -> None:
