@@ -9,6 +9,7 @@ The quick suite mutates a CI-sized number of records; the ``slow`` test thousand
 from __future__ import annotations
 
 import json
+import os
 import random
 from pathlib import Path
 from typing import Any
@@ -174,8 +175,10 @@ def test_mutated_records_get_a_verdict_never_a_crash(base: dict[str, Any]) -> No
 
 @pytest.mark.slow
 def test_thousands_of_mutated_records_get_a_verdict(base: dict[str, Any]) -> None:
-    seen = run(base, 3000, seed=2)
-    assert seen.get("faults", 0) > 600, seen
+    """``LOCALDURAK_AUDIT_MUTATIONS`` records (3,000 by hand; CI's 15 minutes take 1,500)."""
+    count = int(os.environ.get("LOCALDURAK_AUDIT_MUTATIONS", "1500"))
+    seen = run(base, count, seed=2)
+    assert seen.get("faults", 0) > count // 5, seen
 
 
 def test_the_cli_answers_every_mutated_record_with_an_exit_code(
