@@ -19,7 +19,11 @@ from localdurak.net.identity import load_or_create
 from localdurak.protocol.signing import action_payload
 from localdurak.protocol.table.common import Signed, body_of
 from localdurak.protocol.table.host import REFUSALS_BACK, HostGame
-from tests.protocol.test_attacks_refusal_back import Logged, _advance_to_cheaters_move
+from tests.protocol.test_attacks_refusal_back import (
+    Logged,
+    _advance_to_cheaters_move,
+    cheaters_move_lost,
+)
 from tests.support.hosts import loopback
 
 NAMES = ("Anna", "Boris")
@@ -40,19 +44,8 @@ async def test_a_forged_refusal_under_a_lost_moves_counter_waits_for_the_lost_mo
     tmp_path: Path,
 ) -> None:
     with mock.patch("os.urandom", random.Random(31).randbytes):
-        g = Logged(2, Rules(deck=24), seed=31, names=NAMES)
-        g.deal()
-        for _ in range(3):
-            assert g.step()
         cheater, honest = 0, 1
-        act = _advance_to_cheaters_move(g, cheater)
-        g.send(cheater, [g.seats[cheater].act(act)])
-        g.pump()
-        idx = next(k for k in range(len(g.accepted) - 1, -1, -1) if g.accepted[k][0] == cheater)
-        lost = g.accepted[idx][1]
-        h2 = HostGame(g.started)
-        for seat, signed, _ in g.accepted[:idx]:
-            h2.receive(seat, signed.command(0))
+        g, idx, lost, h2 = cheaters_move_lost(31)
         # Another step signed under the lost move's counter, given back as "refused".
         p = g.seats[cheater]
         body = body_of([p.player.act(Action(cheater, Do.TAKE).to_dict())])

@@ -157,6 +157,25 @@ def test_b_refusals_at_every_place_never_name_the_honest_seat() -> None:
 # --- (c) a counter that collides with a real step: the cheater takes back a lost move -------
 
 
+def cheaters_move_lost(seed: int) -> tuple[Logged, int, Signed, HostGame]:
+    """Seat 0, the cheater, made a move that seat 1 saw relayed, and a power cut took it from
+    the host: the game (three steps in, under the test's patched randomness), the move's
+    place in ``accepted``, the move, and the resumed host's game, rebuilt from every step
+    before it."""
+    g = Logged(2, Rules(deck=24), seed=seed, names=NAMES)
+    g.deal()
+    for _ in range(3):
+        assert g.step()
+    act = _advance_to_cheaters_move(g, 0)
+    g.send(0, [g.seats[0].act(act)])
+    g.pump()
+    idx = next(k for k in range(len(g.accepted) - 1, -1, -1) if g.accepted[k][0] == 0)
+    h2 = HostGame(g.started)
+    for seat, signed, _ in g.accepted[:idx]:
+        h2.receive(seat, signed.command(0))
+    return g, idx, g.accepted[idx][1], h2
+
+
 def test_c_a_lost_move_given_back_as_refused_is_not_undone() -> None:
     """A power cut took the cheater's last accepted move (the honest seat had it relayed).
     In the gathering the cheater is first: he gives back that very move, his own signature,
@@ -167,20 +186,8 @@ def test_c_a_lost_move_given_back_as_refused_is_not_undone() -> None:
     and the honest seat's replica agree.  (A resumed host also takes given-back refusals only
     after every lost step: `HostResume._end_gathering`.)"""
     with mock.patch("os.urandom", random.Random(23).randbytes):
-        g = Logged(2, Rules(deck=24), seed=23, names=NAMES)
-        g.deal()
-        for _ in range(3):
-            assert g.step()
         cheater, honest = 0, 1
-        act = _advance_to_cheaters_move(g, cheater)
-        g.send(cheater, [g.seats[cheater].act(act)])
-        g.pump()
-        idx = next(k for k in range(len(g.accepted) - 1, -1, -1) if g.accepted[k][0] == cheater)
-        lost_move = g.accepted[idx][1]
-        # What the resumed host rebuilt: every step before the cheater's move.
-        h2 = HostGame(g.started)
-        for seat, signed, _ in g.accepted[:idx]:
-            h2.receive(seat, signed.command(0))
+        g, idx, lost_move, h2 = cheaters_move_lost(23)
         at = len(h2.privacy.t.log)
         # The cheater, first in the gathering: his lost move "refused".
         took = h2.take_back_refusal(cheater, lost_move.command(0), at)
