@@ -459,9 +459,9 @@ class HostCore:
     def _feed(self, event: Message) -> None:
         """The host's own seats (its bots) take an event the players were sent."""
         if isinstance(event, GameStarted | PrivacyEvent):
-            if self.bots.bots() and not (
-                isinstance(event, PrivacyEvent) and event.step in GAME_STEPS
-            ):
+            if not self.bots.bots():
+                return  # no seat of its own (a headless table of players): nothing to feed
+            if not (isinstance(event, PrivacyEvent) and event.step in GAME_STEPS):
                 # The start's steps (shuffle stages, strips) go to the sockets before the
                 # host's own seats check them and make theirs: a bot's check of a shuffle
                 # stage is tens of milliseconds, and every other seat waited for the relay

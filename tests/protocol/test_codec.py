@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import struct
+from collections.abc import Mapping
+from enum import IntEnum
+from types import MappingProxyType
+from typing import NamedTuple
 
 import msgpack
 import pytest
@@ -160,6 +164,52 @@ def test_canonical_ignores_map_order() -> None:
     assert canonical({"b": 1, "a": [{"y": 2, "x": 1}]}) == canonical(
         {"a": [{"x": 1, "y": 2}], "b": 1}
     )
+
+
+def _reference_canonical(value: object) -> bytes:
+    """`canonical` as the protocol defines it, written the plain way: every mapping by its
+    sorted keys, every list or tuple as a list, recursively, then msgpack."""
+
+    def tree(v: object) -> object:
+        if isinstance(v, Mapping):
+            return {k: tree(v[k]) for k in sorted(v)}
+        if isinstance(v, list | tuple):
+            return [tree(x) for x in v]
+        return v
+
+    return msgpack.packb(tree(value), use_bin_type=True)  # type: ignore[no-any-return]
+
+
+class _Seat(IntEnum):
+    NORTH = 3
+
+
+class _Pair(NamedTuple):
+    a: object
+    b: object
+
+
+signed_values = st.recursive(
+    plain | st.sampled_from([_Seat.NORTH]),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.lists(inner, max_size=4).map(tuple)
+        | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+        | st.dictionaries(st.integers(-5, 5), inner, max_size=4)
+        | st.dictionaries(st.text(max_size=8), inner, max_size=3).map(MappingProxyType)
+        | st.tuples(inner, inner).map(lambda t: _Pair(*t))
+    ),
+    max_leaves=25,
+)
+
+
+@given(signed_values)
+@settings(max_examples=300)
+def test_canonical_bytes_are_the_definitions(value: object) -> None:
+    # What a player signed must check after the host relays it, across versions: the fast
+    # path by exact type gives the bytes of the plain definition, for every shape a signed
+    # body can take (and the shapes it should not, a mapping of another type, a subclass).
+    assert canonical(value) == _reference_canonical(value)
 
 
 def test_every_error_code_has_its_class() -> None:

@@ -264,6 +264,17 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and -(2**31) <= v < 2**31
 
 
+_NAMES: dict[type[_Message], tuple[str, ...]] = {}
+
+
+def _names(cls: type[_Message]) -> tuple[str, ...]:
+    """The fields of ``cls``, in order (`dataclasses.fields` was looked up for every step)."""
+    found = _NAMES.get(cls)
+    if found is None:
+        found = _NAMES[cls] = tuple(f.name for f in fields(cls))
+    return found
+
+
 def message_from_dict(d: Any, *, hexed: bool = False) -> Message:
     """The message ``d`` encodes (``hexed``: bytes written as hex, as in the JSON record)."""
     if not isinstance(d, Mapping):
@@ -272,7 +283,7 @@ def message_from_dict(d: Any, *, hexed: bool = False) -> Message:
     cls = KINDS.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise MessageError(f"unknown message kind {d.get('kind')!r}")
-    names = [f.name for f in fields(cls)]
+    names = _names(cls)
     missing = [n for n in names if n not in d and n not in cls.OPTIONAL]
     if missing:
         raise MessageError(f"{cls.KIND} message lacks {', '.join(missing)}")
