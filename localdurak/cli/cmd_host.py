@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from localdurak.cli import loop
 from localdurak.cli.i18n import _
 from localdurak.cli.logs import setup_logging
 from localdurak.cli.options import add_rules_options, client_parent, rules_from_args
@@ -162,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
                 return 2
             if not claim_seat("host"):  # the host's own player sits at seat 0
                 return 1
-            return asyncio.run(_resume_and_play(identity, args))
+            return loop.run(_resume_and_play(identity, args))
         try:
             host = resume_table(identity, args.resume, on_event=_print, record_dir=args.record_dir)
         except (OSError, ValueError) as e:
@@ -213,9 +214,9 @@ def run(args: argparse.Namespace) -> int:
             if not claim_seat("host"):  # the host's own player sits at seat 0
                 return 1
             options.own_seat = True
-            return asyncio.run(_host_and_play(identity, options, args))
+            return loop.run(_host_and_play(identity, options, args))
         host = TableHost(identity, options, on_event=_print)
-    return asyncio.run(_serve(host))
+    return loop.run(_serve(host))
 
 
 async def _host_and_play(identity: Any, options: HostOptions, args: argparse.Namespace) -> int:

@@ -20,7 +20,7 @@ import signal
 import sys
 from typing import Any
 
-from localdurak.cli import pinning
+from localdurak.cli import loop, pinning
 from localdurak.cli.i18n import _
 from localdurak.cli.logs import setup_logging
 from localdurak.cli.net_words import net_reason
@@ -153,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
             flush=True,
         )
         try:
-            address, name = asyncio.run(find(args.table, args.timeout))
+            address, name = loop.run(find(args.table, args.timeout))
         except DiscoveryUnavailable as e:
             print(f"localdurak join: {net_reason(str(e))}", file=sys.stderr)
             return 1
@@ -183,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
         from localdurak.cli import settings
 
         player = settings.player_name(args.name)
-    return asyncio.run(_play(identity, player, address, args))
+    return loop.run(_play(identity, player, address, args))
 
 
 async def _play_person(session: ClientSession, ascii_only: bool = False) -> int:

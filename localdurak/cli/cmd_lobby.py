@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 
-from localdurak.cli import settings
+from localdurak.cli import loop, settings
 
 
 def run_lobby(args: argparse.Namespace) -> int:
@@ -13,7 +12,7 @@ def run_lobby(args: argparse.Namespace) -> int:
 
     if not setup_language(args) or not has_terminal(args.command or ""):
         return 2
-    return asyncio.run(_lobby(settings.player_name(args.name), args.ascii))
+    return loop.run(_lobby(settings.player_name(args.name), args.ascii))
 
 
 async def _lobby(name: str, ascii_only: bool) -> int:

@@ -4,12 +4,11 @@ game on this laptop against K bots (cli.md)."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import random
 import sys
 from typing import Any
 
-from localdurak.cli import i18n, settings
+from localdurak.cli import i18n, loop, settings
 from localdurak.cli.i18n import _
 from localdurak.cli.options import add_rules_options, client_parent, rules_from_args
 from localdurak.game.bots import BOT_LEVELS
@@ -104,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     name = settings.player_name(args.name)
     rng = random.Random(args.seed)
     names = [name, *BOT_NAMES[:bots]]
-    return asyncio.run(_play(rules, names, rng, args))
+    return loop.run(_play(rules, names, rng, args))
 
 
 async def _play(rules: Any, names: list[str], rng: random.Random, args: argparse.Namespace) -> int:

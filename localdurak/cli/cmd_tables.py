@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from typing import Any
 
+from localdurak.cli import loop
 from localdurak.cli.i18n import _
 from localdurak.cli.net_words import net_reason
 from localdurak.cli.options import client_parent
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     try:
-        tables = asyncio.run(browse(args.timeout))
+        tables = loop.run(browse(args.timeout))
     except DiscoveryUnavailable as e:
         print(f"localdurak tables: {net_reason(str(e))}", file=sys.stderr)
         return 1

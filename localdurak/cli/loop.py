@@ -1,0 +1,38 @@
+"""The event loop every command runs on: uvloop where it is installed, else asyncio's own.
+
+uvloop is libuv's loop and a TLS layer written in Cython, with asyncio's interface: the same
+code, tests and semantics on either loop.  On it, a player's client takes a relayed step from
+the socket to the screen in less CPU than on asyncio's loop and its TLS layer written in
+Python, and on a table where every seat waits for the same relay that is most of the time the
+last of them waits (benchmarks/net.py --game).  ``LOCALDURAK_LOOP=asyncio`` runs a command on
+asyncio's own loop instead (to compare the two, or to rule the loop out when something goes
+wrong).  uvloop is not made for Windows: there, asyncio's loop is used."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+def uvloop_wanted() -> bool:
+    """Whether commands run on uvloop: installed, and not turned off by the environment."""
+    if os.environ.get("LOCALDURAK_LOOP", "").strip().lower() == "asyncio":
+        return False
+    try:
+        import uvloop  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def run(main: Coroutine[Any, Any, T]) -> T:
+    """`asyncio.run`, on uvloop where it may be used (`uvloop_wanted`)."""
+    if uvloop_wanted():
+        import uvloop
+
+        return uvloop.run(main)
+    return asyncio.run(main)
