@@ -11,6 +11,7 @@ wrong).  uvloop is not made for Windows: there, asyncio's loop is used."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -18,10 +19,18 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 
+log = logging.getLogger("localdurak.cli")
+
+
 def uvloop_wanted() -> bool:
-    """Whether commands run on uvloop: installed, and not turned off by the environment."""
-    if os.environ.get("LOCALDURAK_LOOP", "").strip().lower() == "asyncio":
+    """Whether commands run on uvloop: installed, and not turned off by the environment
+    (``LOCALDURAK_LOOP``: ``asyncio``, or ``uvloop``, the default; anything else is a typo,
+    said in the log, and the default stands)."""
+    wanted = os.environ.get("LOCALDURAK_LOOP", "").strip().lower()
+    if wanted == "asyncio":
         return False
+    if wanted not in ("", "uvloop"):
+        log.warning("LOCALDURAK_LOOP=%r is neither asyncio nor uvloop: uvloop is used", wanted)
     try:
         import uvloop  # noqa: F401
     except ImportError:

@@ -66,3 +66,16 @@ def test_every_command_starts_its_loop_through_loop_run() -> None:
         if "asyncio.run(" in line or "uvloop.run(" in line
     ]
     assert starts == []
+
+
+def test_a_misspelt_loop_is_said_and_the_default_stands(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    pytest.importorskip("uvloop", reason="uvloop is not made for this platform")
+    monkeypatch.setenv("LOCALDURAK_LOOP", "asyncoi")
+    with caplog.at_level("WARNING", logger="localdurak.cli"):
+        assert loop.uvloop_wanted()
+    assert "'asyncoi' is neither asyncio nor uvloop" in caplog.text
+    monkeypatch.setenv("LOCALDURAK_LOOP", "uvloop")
+    caplog.clear()
+    assert loop.uvloop_wanted() and caplog.text == ""
