@@ -1,12 +1,12 @@
 """The event loop every command runs on: uvloop where it is installed, else asyncio's own.
 
-uvloop is libuv's loop and a TLS layer written in Cython, with asyncio's interface: the same
-code, tests and semantics on either loop.  On it, a player's client takes a relayed step from
-the socket to the screen in less CPU than on asyncio's loop and its TLS layer written in
-Python, and on a table where every seat waits for the same relay that is most of the time the
-last of them waits (benchmarks/net.py --game).  ``LOCALDURAK_LOOP=asyncio`` runs a command on
-asyncio's own loop instead (to compare the two, or to rule the loop out when something goes
-wrong).  uvloop is not made for Windows: there, asyncio's loop is used."""
+uvloop is libuv's loop and a TLS layer written in Cython, with asyncio's interface: net/ is
+the same code on either loop.  On it, a player's client spends less CPU taking a relayed step
+from the socket to its own code than on asyncio's loop, whose TLS layer is Python; with every
+seat of a table on one laptop woken by the same step, that CPU is most of how long the last
+seat waits (benchmarks/net.py --game, docs/architecture.md).  ``LOCALDURAK_LOOP=asyncio``
+runs a command on asyncio's own loop instead (to compare the two, or to rule the loop out when
+something goes wrong).  uvloop is not made for Windows: there, asyncio's loop is used."""
 
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
-
 
 log = logging.getLogger("localdurak.cli")
 

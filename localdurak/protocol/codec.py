@@ -78,9 +78,10 @@ _LEAF: Final = frozenset({str, bytes, int, bool, float, type(None)})
 
 def _sorted(value: Any) -> Any:
     # By exact type first: every client checks the signature of every relayed step on its
-    # way to the screen, and the `isinstance` checks against `Mapping` (an ABC) were a
-    # quarter of a seat's work per step (benchmarks/net.py --game).  Anything else (a
-    # mapping of another type, a subclass) takes the general path; the bytes are the same.
+    # way to the screen, and the `isinstance` checks against `Mapping` (an ABC) made a step's
+    # signed payload 10.8 us instead of 4.6 (warm; a few per cent of a seat's work per step).
+    # Anything else (a mapping of another type, a subclass) takes the general path; the
+    # bytes are the same (tests/protocol/test_codec.py).
     t = type(value)
     if t in _LEAF:
         return value
